@@ -1,0 +1,106 @@
+"""Shared model configuration and scalar types for the A2A data model.
+
+Python attributes are snake_case; the wire names (ProtoJSON camelCase) are
+aliases. Both spellings are accepted on input, as ProtoJSON parsers do, and
+unknown fields are ignored.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
+from pydantic.alias_generators import to_camel
+
+__all__ = ["A2AModel", "Base64Bytes", "Struct", "Timestamp", "format_timestamp", "is_empty"]
+
+
+class A2AModel(BaseModel):
+    """Base of every A2A model: camelCase on the wire, snake_case in Python."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        extra="ignore",
+        use_enum_values=False,
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+    )
+
+
+def is_empty(value: object) -> bool:
+    """Proto semantics: unset, empty repeated and empty map fields are omitted."""
+    return value is None or value == [] or value == {}
+
+
+def _decode_base64(value: Any) -> Any:
+    """Accept standard and URL-safe base64, with or without padding (as ProtoJSON does)."""
+    if isinstance(value, str):
+        text = value.strip()
+        text += "=" * (-len(text) % 4)
+        try:
+            if "-" in text or "_" in text:
+                return base64.urlsafe_b64decode(text)
+            return base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError("invalid base64 data") from exc
+    return value
+
+
+def _encode_base64(value: bytes) -> str:
+    return base64.b64encode(value).decode("ascii")
+
+
+Base64Bytes = Annotated[
+    bytes,
+    BeforeValidator(_decode_base64),
+    PlainSerializer(_encode_base64, return_type=str, when_used="json"),
+]
+"""Raw bytes in Python, standard base64 on the wire."""
+
+
+def format_timestamp(value: datetime) -> str:
+    """RFC 3339 in UTC with a ``Z`` suffix; milliseconds unless finer precision is set."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    value = value.astimezone(UTC)
+    micros = value.microsecond
+    base = value.strftime("%Y-%m-%dT%H:%M:%S")
+    if micros % 1000 == 0:
+        return f"{base}.{micros // 1000:03d}Z"
+    return f"{base}.{micros:06d}Z"
+
+
+def _to_utc(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return value
+
+
+def _parse_timestamp(value: Any) -> Any:
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith(("z", "Z")):
+            text = text[:-1] + "+00:00"
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError as exc:
+            raise ValueError("invalid RFC 3339 timestamp") from exc
+        return _to_utc(parsed)
+    return _to_utc(value)
+
+
+Timestamp = Annotated[
+    datetime,
+    BeforeValidator(_parse_timestamp),
+    PlainSerializer(format_timestamp, return_type=str, when_used="json"),
+]
+"""A timezone-aware UTC datetime; RFC 3339 with ``Z`` on the wire."""
+
+Struct = dict[str, Any]
+"""A google.protobuf.Struct: a plain JSON object."""

@@ -1,0 +1,194 @@
+"""Messages, parts, tasks, artifacts and the stream events."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any, Self
+
+from pydantic import Field, model_validator
+
+from ._base import A2AModel, Base64Bytes, Struct, Timestamp, is_empty
+from ._enums import Role, TaskState
+
+__all__ = [
+    "Artifact",
+    "Message",
+    "Part",
+    "StreamEvent",
+    "StreamResponse",
+    "Task",
+    "TaskArtifactUpdateEvent",
+    "TaskStatus",
+    "TaskStatusUpdateEvent",
+    "new_id",
+]
+
+
+def new_id() -> str:
+    """A fresh identifier (UUID4 string), as the spec suggests for tasks and messages."""
+    return str(uuid.uuid4())
+
+
+_OPT = {"default": None, "exclude_if": is_empty}
+
+
+class Part(A2AModel):
+    """One piece of content: exactly one of ``text``, ``raw`` (bytes), ``url`` or ``data``."""
+
+    text: str | None = Field(**_OPT)
+    raw: Base64Bytes | None = Field(**_OPT)
+    url: str | None = Field(**_OPT)
+    data: Any = Field(default=None, exclude_if=lambda v: v is None)
+    metadata: Struct | None = Field(**_OPT)
+    filename: str | None = Field(**_OPT)
+    media_type: str | None = Field(**_OPT)
+
+    @model_validator(mode="after")
+    def _exactly_one_content(self) -> Self:
+        present = (
+            (self.text is not None)
+            + (self.raw is not None)
+            + (self.url is not None)
+            + (self.data is not None)
+        )
+        if present != 1:
+            raise ValueError("a part needs exactly one of text, raw, url or data")
+        return self
+
+    @property
+    def kind(self) -> str:
+        """Which content member is set: ``text``, ``raw``, ``url`` or ``data``."""
+        if self.text is not None:
+            return "text"
+        if self.raw is not None:
+            return "raw"
+        if self.url is not None:
+            return "url"
+        return "data"
+
+
+class Message(A2AModel):
+    """One turn of communication between a client and an agent."""
+
+    message_id: str
+    context_id: str | None = Field(**_OPT)
+    task_id: str | None = Field(**_OPT)
+    role: Role
+    parts: list[Part] = Field(min_length=1)
+    metadata: Struct | None = Field(**_OPT)
+    extensions: list[str] = Field(default_factory=list[str], exclude_if=is_empty)
+    reference_task_ids: list[str] = Field(default_factory=list[str], exclude_if=is_empty)
+
+    @classmethod
+    def user(cls, text: str, **fields: Any) -> Message:
+        """A user message with one text part and a fresh id."""
+        return cls(message_id=new_id(), role=Role.USER, parts=[Part(text=text)], **fields)
+
+    @classmethod
+    def agent(cls, text: str, **fields: Any) -> Message:
+        """An agent message with one text part and a fresh id."""
+        return cls(message_id=new_id(), role=Role.AGENT, parts=[Part(text=text)], **fields)
+
+    @property
+    def text(self) -> str:
+        """The concatenated text parts (empty when there are none)."""
+        return "".join(p.text for p in self.parts if p.text is not None)
+
+
+class TaskStatus(A2AModel):
+    """The state of a task, with an optional message and when it was set."""
+
+    state: TaskState
+    message: Message | None = Field(**_OPT)
+    timestamp: Timestamp | None = Field(**_OPT)
+
+    @classmethod
+    def now(cls, state: TaskState, message: Message | None = None) -> TaskStatus:
+        """A status stamped with the current time."""
+        return cls(state=state, message=message, timestamp=datetime.now(UTC))
+
+
+class Artifact(A2AModel):
+    """An output of a task, made of parts."""
+
+    artifact_id: str
+    name: str | None = Field(**_OPT)
+    description: str | None = Field(**_OPT)
+    parts: list[Part] = Field(min_length=1)
+    metadata: Struct | None = Field(**_OPT)
+    extensions: list[str] = Field(default_factory=list[str], exclude_if=is_empty)
+
+
+class Task(A2AModel):
+    """A unit of work, with its status, outputs and conversation."""
+
+    id: str
+    context_id: str = ""
+    status: TaskStatus
+    artifacts: list[Artifact] = Field(default_factory=list[Artifact], exclude_if=is_empty)
+    history: list[Message] = Field(default_factory=list[Message], exclude_if=is_empty)
+    metadata: Struct | None = Field(**_OPT)
+
+
+class TaskStatusUpdateEvent(A2AModel):
+    """A change of a task's status, sent on streams and to push receivers."""
+
+    task_id: str
+    context_id: str = ""
+    status: TaskStatus
+    metadata: Struct | None = Field(**_OPT)
+
+
+class TaskArtifactUpdateEvent(A2AModel):
+    """A new or extended artifact. ``append`` adds parts to an artifact already sent."""
+
+    task_id: str
+    context_id: str = ""
+    artifact: Artifact
+    append: bool = Field(default=False, exclude_if=lambda v: not v)
+    last_chunk: bool = Field(default=False, exclude_if=lambda v: not v)
+    metadata: Struct | None = Field(**_OPT)
+
+
+StreamEvent = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+"""What a stream carries, as one Python union (the wire wraps it in StreamResponse)."""
+
+
+class StreamResponse(A2AModel):
+    """The 1.0 wire wrapper of a stream event: exactly one member is set."""
+
+    task: Task | None = Field(**_OPT)
+    message: Message | None = Field(**_OPT)
+    status_update: TaskStatusUpdateEvent | None = Field(**_OPT)
+    artifact_update: TaskArtifactUpdateEvent | None = Field(**_OPT)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        present = sum(
+            x is not None for x in (self.task, self.message, self.status_update, self.artifact_update)
+        )
+        if present != 1:
+            raise ValueError(
+                "a stream response needs exactly one of task, message, statusUpdate, artifactUpdate"
+            )
+        return self
+
+    @property
+    def event(self) -> StreamEvent:
+        """The wrapped event."""
+        for value in (self.task, self.message, self.status_update, self.artifact_update):
+            if value is not None:
+                return value
+        raise AssertionError("unreachable: validated to hold one member")
+
+    @classmethod
+    def wrap(cls, event: StreamEvent) -> StreamResponse:
+        """Wrap an event in its oneof member."""
+        if isinstance(event, Task):
+            return cls(task=event)
+        if isinstance(event, Message):
+            return cls(message=event)
+        if isinstance(event, TaskStatusUpdateEvent):
+            return cls(status_update=event)
+        return cls(artifact_update=event)

@@ -1,0 +1,78 @@
+"""Bounded JSON decoding of untrusted bytes and fast encoding.
+
+Every failure becomes one of our error types: malformed JSON is a parse
+error (-32700); a body over the size bound or a structure nested too deeply
+is a PayloadTooLargeError / InvalidRequestError. Nothing else escapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic_core
+
+from ..errors import InvalidRequestError, JSONParseError, PayloadTooLargeError
+
+__all__ = ["DEFAULT_LIMITS", "DecodeLimits", "check_depth", "dumps", "loads"]
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeLimits:
+    """Bounds applied to everything decoded from the network."""
+
+    max_bytes: int = 10 * 1024 * 1024
+    max_depth: int = 32
+    max_parts: int = 1024
+    max_history: int = 1024
+
+    def __post_init__(self) -> None:
+        for name in ("max_bytes", "max_depth", "max_parts", "max_history"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be > 0")
+
+
+DEFAULT_LIMITS = DecodeLimits()
+
+
+def loads(data: bytes | bytearray | memoryview | str, limits: DecodeLimits = DEFAULT_LIMITS) -> Any:
+    """Parse JSON from untrusted input within ``limits``."""
+    if len(data) > limits.max_bytes:
+        raise PayloadTooLargeError(
+            f"Payload of {len(data)} bytes exceeds the limit of {limits.max_bytes} bytes"
+        )
+    if isinstance(data, memoryview):
+        data = bytes(data)
+    try:
+        value = pydantic_core.from_json(data, allow_inf_nan=False)
+    except ValueError as exc:
+        raise JSONParseError(f"Invalid JSON payload: {exc}") from None
+    except Exception as exc:  # defensive: a parser bug must not escape as a 500
+        raise JSONParseError(f"Invalid JSON payload: {type(exc).__name__}") from None
+    # Cheap pre-check: a document with fewer openers than the bound cannot be too deep.
+    openers = data.count("{") + data.count("[") if isinstance(data, str) else (
+        data.count(b"{") + data.count(b"[")
+    )
+    if openers > limits.max_depth:
+        check_depth(value, limits.max_depth)
+    return value
+
+
+def check_depth(value: Any, max_depth: int) -> None:
+    """Raise InvalidRequestError when containers nest deeper than ``max_depth``."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            if depth > max_depth:
+                raise InvalidRequestError(f"JSON nesting exceeds the limit of {max_depth} levels")
+            stack.extend((child, depth + 1) for child in node.values())  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType, reportUnknownMemberType]
+        elif isinstance(node, list):
+            if depth > max_depth:
+                raise InvalidRequestError(f"JSON nesting exceeds the limit of {max_depth} levels")
+            stack.extend((child, depth + 1) for child in node)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+
+
+def dumps(value: Any) -> bytes:
+    """Compact UTF-8 JSON; pydantic models are serialized by alias."""
+    return pydantic_core.to_json(value, by_alias=True)

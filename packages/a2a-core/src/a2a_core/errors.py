@@ -7,7 +7,7 @@ client decodes them back into the same class with the same code and data.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any, ClassVar
 
 __all__ = [
@@ -40,7 +40,7 @@ __all__ = [
 ERROR_DOMAIN = "a2a-protocol.org"
 
 
-class HttpStatusMapping(str, Enum):
+class HttpStatusMapping(StrEnum):
     """Which revision's error-to-HTTP mapping the HTTP+JSON binding uses.
 
     1.0.1 aligned the statuses with google.rpc.Code; the conformance kit

@@ -12,10 +12,20 @@ import binascii
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
 
-__all__ = ["A2AModel", "Base64Bytes", "Struct", "Timestamp", "format_timestamp", "is_empty"]
+__all__ = [
+    "A2AModel",
+    "Base64Bytes",
+    "Struct",
+    "Timestamp",
+    "falsy",
+    "format_timestamp",
+    "is_empty",
+    "not_none",
+    "opt",
+]
 
 
 class A2AModel(BaseModel):
@@ -104,3 +114,18 @@ Timestamp = Annotated[
 
 Struct = dict[str, Any]
 """A google.protobuf.Struct: a plain JSON object."""
+
+
+def opt() -> Any:
+    """An optional field: None by default, omitted from the wire when unset or empty."""
+    return Field(default=None, exclude_if=is_empty)
+
+
+def not_none(value: object) -> bool:
+    """``exclude_if`` for fields whose falsy values are meaningful (JSON ``data`` parts)."""
+    return value is None
+
+
+def falsy(value: object) -> bool:
+    """``exclude_if`` for proto booleans: false is the default and is omitted."""
+    return not value

@@ -6,7 +6,7 @@ from typing import Self
 
 from pydantic import Field, model_validator
 
-from ._base import A2AModel, Struct, is_empty
+from ._base import A2AModel, Struct, falsy, is_empty, not_none, opt
 
 __all__ = [
     "APIKeySecurityScheme",
@@ -33,8 +33,6 @@ __all__ = [
     "TransportProtocol",
 ]
 
-_OPT = {"default": None, "exclude_if": is_empty}
-
 
 class TransportProtocol:
     """The protocol binding names of ``AgentInterface.protocol_binding``."""
@@ -49,7 +47,7 @@ class AgentInterface(A2AModel):
 
     url: str
     protocol_binding: str
-    tenant: str | None = Field(**_OPT)
+    tenant: str | None = opt()
     protocol_version: str
 
 
@@ -64,9 +62,9 @@ class AgentExtension(A2AModel):
     """A protocol extension the agent supports."""
 
     uri: str
-    description: str | None = Field(**_OPT)
-    required: bool = Field(default=False, exclude_if=lambda v: not v)
-    params: Struct | None = Field(**_OPT)
+    description: str | None = opt()
+    required: bool = Field(default=False, exclude_if=falsy)
+    params: Struct | None = opt()
 
 
 class AgentCapabilities(A2AModel):
@@ -93,28 +91,28 @@ class SecurityRequirement(A2AModel):
 
 
 class APIKeySecurityScheme(A2AModel):
-    description: str | None = Field(**_OPT)
+    description: str | None = opt()
     location: str
     name: str
 
 
 class HTTPAuthSecurityScheme(A2AModel):
-    description: str | None = Field(**_OPT)
+    description: str | None = opt()
     scheme: str
-    bearer_format: str | None = Field(**_OPT)
+    bearer_format: str | None = opt()
 
 
 class AuthorizationCodeOAuthFlow(A2AModel):
     authorization_url: str
     token_url: str
-    refresh_url: str | None = Field(**_OPT)
+    refresh_url: str | None = opt()
     scopes: dict[str, str] = Field(default_factory=dict[str, str])
-    pkce_required: bool = Field(default=False, exclude_if=lambda v: not v)
+    pkce_required: bool = Field(default=False, exclude_if=falsy)
 
 
 class ClientCredentialsOAuthFlow(A2AModel):
     token_url: str
-    refresh_url: str | None = Field(**_OPT)
+    refresh_url: str | None = opt()
     scopes: dict[str, str] = Field(default_factory=dict[str, str])
 
 
@@ -122,7 +120,7 @@ class ImplicitOAuthFlow(A2AModel):
     """Deprecated in 1.0; kept for 0.3 cards."""
 
     authorization_url: str
-    refresh_url: str | None = Field(**_OPT)
+    refresh_url: str | None = opt()
     scopes: dict[str, str] = Field(default_factory=dict[str, str])
 
 
@@ -130,25 +128,25 @@ class PasswordOAuthFlow(A2AModel):
     """Deprecated in 1.0; kept for 0.3 cards."""
 
     token_url: str
-    refresh_url: str | None = Field(**_OPT)
+    refresh_url: str | None = opt()
     scopes: dict[str, str] = Field(default_factory=dict[str, str])
 
 
 class DeviceCodeOAuthFlow(A2AModel):
     device_authorization_url: str
     token_url: str
-    refresh_url: str | None = Field(**_OPT)
+    refresh_url: str | None = opt()
     scopes: dict[str, str] = Field(default_factory=dict[str, str])
 
 
 class OAuthFlows(A2AModel):
     """Exactly one OAuth 2.0 flow (a oneof in 1.0)."""
 
-    authorization_code: AuthorizationCodeOAuthFlow | None = Field(**_OPT)
-    client_credentials: ClientCredentialsOAuthFlow | None = Field(**_OPT)
-    implicit: ImplicitOAuthFlow | None = Field(**_OPT)
-    password: PasswordOAuthFlow | None = Field(**_OPT)
-    device_code: DeviceCodeOAuthFlow | None = Field(**_OPT)
+    authorization_code: AuthorizationCodeOAuthFlow | None = opt()
+    client_credentials: ClientCredentialsOAuthFlow | None = opt()
+    implicit: ImplicitOAuthFlow | None = opt()
+    password: PasswordOAuthFlow | None = opt()
+    device_code: DeviceCodeOAuthFlow | None = opt()
 
     @model_validator(mode="after")
     def _one_flow(self) -> Self:
@@ -168,30 +166,28 @@ class OAuthFlows(A2AModel):
 
 
 class OAuth2SecurityScheme(A2AModel):
-    description: str | None = Field(**_OPT)
+    description: str | None = opt()
     flows: OAuthFlows
-    oauth2_metadata_url: str | None = Field(**_OPT)
+    oauth2_metadata_url: str | None = opt()
 
 
 class OpenIdConnectSecurityScheme(A2AModel):
-    description: str | None = Field(**_OPT)
+    description: str | None = opt()
     open_id_connect_url: str
 
 
 class MutualTlsSecurityScheme(A2AModel):
-    description: str | None = Field(**_OPT)
+    description: str | None = opt()
 
 
 class SecurityScheme(A2AModel):
     """One security scheme: exactly one member is set (a oneof in 1.0)."""
 
-    api_key_security_scheme: APIKeySecurityScheme | None = Field(**_OPT)
-    http_auth_security_scheme: HTTPAuthSecurityScheme | None = Field(**_OPT)
-    oauth2_security_scheme: OAuth2SecurityScheme | None = Field(**_OPT)
-    open_id_connect_security_scheme: OpenIdConnectSecurityScheme | None = Field(**_OPT)
-    mtls_security_scheme: MutualTlsSecurityScheme | None = Field(
-        default=None, exclude_if=lambda v: v is None
-    )
+    api_key_security_scheme: APIKeySecurityScheme | None = opt()
+    http_auth_security_scheme: HTTPAuthSecurityScheme | None = opt()
+    oauth2_security_scheme: OAuth2SecurityScheme | None = opt()
+    open_id_connect_security_scheme: OpenIdConnectSecurityScheme | None = opt()
+    mtls_security_scheme: MutualTlsSecurityScheme | None = Field(default=None, exclude_if=not_none)
 
     @model_validator(mode="after")
     def _one_scheme(self) -> Self:
@@ -230,7 +226,7 @@ class AgentCardSignature(A2AModel):
 
     protected: str
     signature: str
-    header: Struct | None = Field(**_OPT)
+    header: Struct | None = opt()
 
 
 class AgentCard(A2AModel):
@@ -243,9 +239,9 @@ class AgentCard(A2AModel):
     name: str
     description: str
     supported_interfaces: list[AgentInterface] = Field(default_factory=list[AgentInterface])
-    provider: AgentProvider | None = Field(**_OPT)
+    provider: AgentProvider | None = opt()
     version: str
-    documentation_url: str | None = Field(**_OPT)
+    documentation_url: str | None = opt()
     capabilities: AgentCapabilities = Field(default_factory=AgentCapabilities)
     security_schemes: dict[str, SecurityScheme] = Field(
         default_factory=dict[str, SecurityScheme], exclude_if=is_empty
@@ -259,4 +255,4 @@ class AgentCard(A2AModel):
     signatures: list[AgentCardSignature] = Field(
         default_factory=list[AgentCardSignature], exclude_if=is_empty
     )
-    icon_url: str | None = Field(**_OPT)
+    icon_url: str | None = opt()

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 __all__ = ["INTERRUPTED_STATES", "TERMINAL_STATES", "Role", "TaskState"]
 
 
-class _ProtoEnum(str, Enum):
+class _ProtoEnum(StrEnum):
     """A proto enum: the wire value is the SCREAMING_SNAKE name; integers are accepted."""
 
     @classmethod

@@ -8,7 +8,7 @@ from typing import Any, Self
 
 from pydantic import Field, model_validator
 
-from ._base import A2AModel, Base64Bytes, Struct, Timestamp, is_empty
+from ._base import A2AModel, Base64Bytes, Struct, Timestamp, falsy, is_empty, not_none, opt
 from ._enums import Role, TaskState
 
 __all__ = [
@@ -30,19 +30,16 @@ def new_id() -> str:
     return str(uuid.uuid4())
 
 
-_OPT = {"default": None, "exclude_if": is_empty}
-
-
 class Part(A2AModel):
     """One piece of content: exactly one of ``text``, ``raw`` (bytes), ``url`` or ``data``."""
 
-    text: str | None = Field(**_OPT)
-    raw: Base64Bytes | None = Field(**_OPT)
-    url: str | None = Field(**_OPT)
-    data: Any = Field(default=None, exclude_if=lambda v: v is None)
-    metadata: Struct | None = Field(**_OPT)
-    filename: str | None = Field(**_OPT)
-    media_type: str | None = Field(**_OPT)
+    text: str | None = opt()
+    raw: Base64Bytes | None = opt()
+    url: str | None = opt()
+    data: Any = Field(default=None, exclude_if=not_none)
+    metadata: Struct | None = opt()
+    filename: str | None = opt()
+    media_type: str | None = opt()
 
     @model_validator(mode="after")
     def _exactly_one_content(self) -> Self:
@@ -72,11 +69,11 @@ class Message(A2AModel):
     """One turn of communication between a client and an agent."""
 
     message_id: str
-    context_id: str | None = Field(**_OPT)
-    task_id: str | None = Field(**_OPT)
+    context_id: str | None = opt()
+    task_id: str | None = opt()
     role: Role
     parts: list[Part] = Field(min_length=1)
-    metadata: Struct | None = Field(**_OPT)
+    metadata: Struct | None = opt()
     extensions: list[str] = Field(default_factory=list[str], exclude_if=is_empty)
     reference_task_ids: list[str] = Field(default_factory=list[str], exclude_if=is_empty)
 
@@ -100,8 +97,8 @@ class TaskStatus(A2AModel):
     """The state of a task, with an optional message and when it was set."""
 
     state: TaskState
-    message: Message | None = Field(**_OPT)
-    timestamp: Timestamp | None = Field(**_OPT)
+    message: Message | None = opt()
+    timestamp: Timestamp | None = opt()
 
     @classmethod
     def now(cls, state: TaskState, message: Message | None = None) -> TaskStatus:
@@ -113,10 +110,10 @@ class Artifact(A2AModel):
     """An output of a task, made of parts."""
 
     artifact_id: str
-    name: str | None = Field(**_OPT)
-    description: str | None = Field(**_OPT)
+    name: str | None = opt()
+    description: str | None = opt()
     parts: list[Part] = Field(min_length=1)
-    metadata: Struct | None = Field(**_OPT)
+    metadata: Struct | None = opt()
     extensions: list[str] = Field(default_factory=list[str], exclude_if=is_empty)
 
 
@@ -128,7 +125,7 @@ class Task(A2AModel):
     status: TaskStatus
     artifacts: list[Artifact] = Field(default_factory=list[Artifact], exclude_if=is_empty)
     history: list[Message] = Field(default_factory=list[Message], exclude_if=is_empty)
-    metadata: Struct | None = Field(**_OPT)
+    metadata: Struct | None = opt()
 
 
 class TaskStatusUpdateEvent(A2AModel):
@@ -137,7 +134,7 @@ class TaskStatusUpdateEvent(A2AModel):
     task_id: str
     context_id: str = ""
     status: TaskStatus
-    metadata: Struct | None = Field(**_OPT)
+    metadata: Struct | None = opt()
 
 
 class TaskArtifactUpdateEvent(A2AModel):
@@ -146,9 +143,9 @@ class TaskArtifactUpdateEvent(A2AModel):
     task_id: str
     context_id: str = ""
     artifact: Artifact
-    append: bool = Field(default=False, exclude_if=lambda v: not v)
-    last_chunk: bool = Field(default=False, exclude_if=lambda v: not v)
-    metadata: Struct | None = Field(**_OPT)
+    append: bool = Field(default=False, exclude_if=falsy)
+    last_chunk: bool = Field(default=False, exclude_if=falsy)
+    metadata: Struct | None = opt()
 
 
 StreamEvent = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
@@ -158,15 +155,16 @@ StreamEvent = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 class StreamResponse(A2AModel):
     """The 1.0 wire wrapper of a stream event: exactly one member is set."""
 
-    task: Task | None = Field(**_OPT)
-    message: Message | None = Field(**_OPT)
-    status_update: TaskStatusUpdateEvent | None = Field(**_OPT)
-    artifact_update: TaskArtifactUpdateEvent | None = Field(**_OPT)
+    task: Task | None = opt()
+    message: Message | None = opt()
+    status_update: TaskStatusUpdateEvent | None = opt()
+    artifact_update: TaskArtifactUpdateEvent | None = opt()
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Self:
         present = sum(
-            x is not None for x in (self.task, self.message, self.status_update, self.artifact_update)
+            x is not None
+            for x in (self.task, self.message, self.status_update, self.artifact_update)
         )
         if present != 1:
             raise ValueError(

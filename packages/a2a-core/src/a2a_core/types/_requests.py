@@ -6,7 +6,7 @@ from typing import Self
 
 from pydantic import Field, model_validator
 
-from ._base import A2AModel, Struct, Timestamp, is_empty
+from ._base import A2AModel, Struct, Timestamp, falsy, is_empty, not_none, opt
 from ._card import AgentCard
 from ._enums import TaskState
 from ._messages import Message, Task
@@ -28,33 +28,32 @@ __all__ = [
     "SubscribeToTaskRequest",
 ]
 
-_OPT = {"default": None, "exclude_if": is_empty}
-_HISTORY = Field(default=None, ge=0, exclude_if=lambda v: v is None)
+_HISTORY = Field(default=None, ge=0, exclude_if=not_none)
 
 
 class SendMessageConfiguration(A2AModel):
     """How the server should handle a sent message."""
 
     accepted_output_modes: list[str] = Field(default_factory=list[str], exclude_if=is_empty)
-    task_push_notification_config: TaskPushNotificationConfig | None = Field(**_OPT)
+    task_push_notification_config: TaskPushNotificationConfig | None = opt()
     history_length: int | None = _HISTORY
-    return_immediately: bool = Field(default=False, exclude_if=lambda v: not v)
+    return_immediately: bool = Field(default=False, exclude_if=falsy)
 
 
 class SendMessageRequest(A2AModel):
     """``SendMessage`` and ``SendStreamingMessage``."""
 
-    tenant: str | None = Field(**_OPT)
+    tenant: str | None = opt()
     message: Message
-    configuration: SendMessageConfiguration | None = Field(**_OPT)
-    metadata: Struct | None = Field(**_OPT)
+    configuration: SendMessageConfiguration | None = opt()
+    metadata: Struct | None = opt()
 
 
 class SendMessageResponse(A2AModel):
     """The result of ``SendMessage``: a task or a direct message reply."""
 
-    task: Task | None = Field(**_OPT)
-    message: Message | None = Field(**_OPT)
+    task: Task | None = opt()
+    message: Message | None = opt()
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Self:
@@ -69,7 +68,7 @@ class SendMessageResponse(A2AModel):
 
 
 class GetTaskRequest(A2AModel):
-    tenant: str | None = Field(**_OPT)
+    tenant: str | None = opt()
     id: str
     history_length: int | None = _HISTORY
 
@@ -77,14 +76,14 @@ class GetTaskRequest(A2AModel):
 class ListTasksRequest(A2AModel):
     """``ListTasks``: filters and cursor pagination, newest status first."""
 
-    tenant: str | None = Field(**_OPT)
-    context_id: str | None = Field(**_OPT)
-    status: TaskState | None = Field(**_OPT)
-    page_size: int | None = Field(default=None, ge=1, le=100, exclude_if=lambda v: v is None)
-    page_token: str | None = Field(**_OPT)
+    tenant: str | None = opt()
+    context_id: str | None = opt()
+    status: TaskState | None = opt()
+    page_size: int | None = Field(default=None, ge=1, le=100, exclude_if=not_none)
+    page_token: str | None = opt()
     history_length: int | None = _HISTORY
-    status_timestamp_after: Timestamp | None = Field(**_OPT)
-    include_artifacts: bool | None = Field(**_OPT)
+    status_timestamp_after: Timestamp | None = opt()
+    include_artifacts: bool | None = opt()
 
 
 class ListTasksResponse(A2AModel):
@@ -97,33 +96,33 @@ class ListTasksResponse(A2AModel):
 
 
 class CancelTaskRequest(A2AModel):
-    tenant: str | None = Field(**_OPT)
+    tenant: str | None = opt()
     id: str
-    metadata: Struct | None = Field(**_OPT)
+    metadata: Struct | None = opt()
 
 
 class SubscribeToTaskRequest(A2AModel):
-    tenant: str | None = Field(**_OPT)
+    tenant: str | None = opt()
     id: str
 
 
 class GetTaskPushNotificationConfigRequest(A2AModel):
-    tenant: str | None = Field(**_OPT)
+    tenant: str | None = opt()
     task_id: str
     id: str
 
 
 class DeleteTaskPushNotificationConfigRequest(A2AModel):
-    tenant: str | None = Field(**_OPT)
+    tenant: str | None = opt()
     task_id: str
     id: str
 
 
 class ListTaskPushNotificationConfigsRequest(A2AModel):
-    tenant: str | None = Field(**_OPT)
+    tenant: str | None = opt()
     task_id: str
-    page_size: int | None = Field(default=None, ge=0, exclude_if=lambda v: v is None)
-    page_token: str | None = Field(**_OPT)
+    page_size: int | None = Field(default=None, ge=0, exclude_if=not_none)
+    page_token: str | None = opt()
 
 
 class ListTaskPushNotificationConfigsResponse(A2AModel):
@@ -134,7 +133,7 @@ class ListTaskPushNotificationConfigsResponse(A2AModel):
 
 
 class GetExtendedAgentCardRequest(A2AModel):
-    tenant: str | None = Field(**_OPT)
+    tenant: str | None = opt()
 
 
 # Keep the card type importable next to its request for readers of this module.

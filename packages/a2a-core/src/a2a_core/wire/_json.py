@@ -50,8 +50,10 @@ def loads(data: bytes | bytearray | memoryview | str, limits: DecodeLimits = DEF
     except Exception as exc:  # defensive: a parser bug must not escape as a 500
         raise JSONParseError(f"Invalid JSON payload: {type(exc).__name__}") from None
     # Cheap pre-check: a document with fewer openers than the bound cannot be too deep.
-    openers = data.count("{") + data.count("[") if isinstance(data, str) else (
-        data.count(b"{") + data.count(b"[")
+    openers = (
+        data.count("{") + data.count("[")
+        if isinstance(data, str)
+        else (data.count(b"{") + data.count(b"["))
     )
     if openers > limits.max_depth:
         check_depth(value, limits.max_depth)

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..errors import (
     ERROR_DOMAIN,
@@ -36,7 +36,11 @@ _MAX_MESSAGE = 2000
 
 
 def _error_info(error: A2AError) -> dict[str, Any]:
-    info: dict[str, Any] = {"@type": ERROR_INFO_TYPE, "reason": error.reason, "domain": ERROR_DOMAIN}
+    info: dict[str, Any] = {
+        "@type": ERROR_INFO_TYPE,
+        "reason": error.reason,
+        "domain": ERROR_DOMAIN,
+    }
     if error.data:
         info["metadata"] = {str(k): _stringify(v) for k, v in error.data.items()}
     return info
@@ -95,54 +99,67 @@ def encode_rest_error_v03(error: A2AError) -> tuple[int, dict[str, Any]]:
     return status, body
 
 
+def _as_dict(value: Any) -> dict[str, Any] | None:
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else None
+
+
 def _from_parts(code: int | None, message: Any, details: Any) -> A2AError:
     reason: str | None = None
     data: dict[str, Any] | None = None
     if isinstance(details, list):
-        for item in details:  # pyright: ignore[reportUnknownVariableType]
-            if not isinstance(item, dict):
+        for raw in cast("list[Any]", details):
+            item = _as_dict(raw)
+            if item is None:
                 continue
-            kind = item.get("@type")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-            if kind == ERROR_INFO_TYPE and isinstance(item.get("reason"), str):  # pyright: ignore[reportUnknownMemberType]
-                reason = item["reason"]
-                if data is None and isinstance(item.get("metadata"), dict):  # pyright: ignore[reportUnknownMemberType]
-                    data = dict(item["metadata"])  # pyright: ignore[reportUnknownArgumentType]
-            elif kind == STRUCT_TYPE and isinstance(item.get("value"), dict):  # pyright: ignore[reportUnknownMemberType]
-                data = dict(item["value"])  # pyright: ignore[reportUnknownArgumentType]
-    elif isinstance(details, dict):
-        data = dict(details)  # pyright: ignore[reportUnknownArgumentType]
+            kind = item.get("@type")
+            if kind == ERROR_INFO_TYPE and isinstance(item.get("reason"), str):
+                reason = str(item["reason"])
+                metadata = _as_dict(item.get("metadata"))
+                if data is None and metadata is not None:
+                    data = dict(metadata)
+            elif kind == STRUCT_TYPE:
+                value = _as_dict(item.get("value"))
+                if value is not None:
+                    data = dict(value)
+    else:
+        as_dict = _as_dict(details)
+        if as_dict is not None:
+            data = dict(as_dict)
     cls = error_class_for_reason(reason) if reason else None
     if cls is None:
-        cls = error_class_for_code(code) if isinstance(code, int) else A2AError
+        cls = error_class_for_code(code) if code is not None else A2AError
     text = str(message)[:_MAX_MESSAGE] if message is not None else None
-    if cls is A2AError and isinstance(code, int):
+    if cls is A2AError and code is not None:
         return A2AError(text, data=data, code=code)
     return cls(text, data=data)
 
 
 def decode_jsonrpc_error(value: Any) -> A2AError:
     """A JSON-RPC error object of either version -> the typed error."""
-    if not isinstance(value, dict):
+    obj = _as_dict(value)
+    if obj is None:
         return A2AError("Malformed error object from peer")
-    code = value.get("code")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    code = obj.get("code")
     return _from_parts(
         code if isinstance(code, int) and not isinstance(code, bool) else None,
-        value.get("message"),  # pyright: ignore[reportUnknownMemberType]
-        value.get("data"),  # pyright: ignore[reportUnknownMemberType]
+        obj.get("message"),
+        obj.get("data"),
     )
 
 
 def decode_rest_error(status: int, value: Any) -> A2AError:
     """An HTTP+JSON error body of either version -> the typed error."""
-    if isinstance(value, dict) and isinstance(value.get("error"), dict):  # pyright: ignore[reportUnknownMemberType]
-        inner: dict[str, Any] = value["error"]
-        return _from_parts(None, inner.get("message"), inner.get("details")) if inner.get(
-            "details"
-        ) else _by_status(status, inner.get("message"))
-    if isinstance(value, dict) and isinstance(value.get("code"), int):  # pyright: ignore[reportUnknownMemberType]
-        return decode_jsonrpc_error(value)
-    message = value.get("message") if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    return _by_status(status, message)
+    obj = _as_dict(value)
+    if obj is None:
+        return _by_status(status, None)
+    inner = _as_dict(obj.get("error"))
+    if inner is not None:
+        if inner.get("details"):
+            return _from_parts(None, inner.get("message"), inner.get("details"))
+        return _by_status(status, inner.get("message"))
+    if isinstance(obj.get("code"), int):
+        return decode_jsonrpc_error(obj)
+    return _by_status(status, obj.get("message"))
 
 
 def _by_status(status: int, message: Any) -> A2AError:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 __all__ = ["Operation", "operation_for_method"]
 
 
-class Operation(str, Enum):
+class Operation(StrEnum):
     """One A2A operation, named as in 1.0 (the gRPC / JSON-RPC 1.0 method name)."""
 
     SEND_MESSAGE = "SendMessage"

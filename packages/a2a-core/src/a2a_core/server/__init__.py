@@ -1,0 +1,29 @@
+"""The A2A server: service, task lifecycle, executors (and, in ``asgi``, the HTTP app)."""
+
+from .cancellation import CancellationToken, CancelledByClient
+from .context import Principal, ServerCallContext
+from .events import EventBus, MemoryEventBus, Subscription
+from .executor import AgentExecutor, RequestContext, as_executor
+from .manager import ManagerConfig, TaskManager
+from .push_api import PushNotifier
+from .service import A2AService, ConfigurationError
+from .updater import TaskUpdater
+
+__all__ = [
+    "A2AService",
+    "AgentExecutor",
+    "CancellationToken",
+    "CancelledByClient",
+    "ConfigurationError",
+    "EventBus",
+    "ManagerConfig",
+    "MemoryEventBus",
+    "Principal",
+    "PushNotifier",
+    "RequestContext",
+    "ServerCallContext",
+    "Subscription",
+    "TaskManager",
+    "TaskUpdater",
+    "as_executor",
+]

@@ -1,0 +1,443 @@
+"""The transport-neutral A2A service: one method per operation.
+
+The ASGI app, the in-process client transport and tests all call this
+object. Requests arrive as internal (1.0) models with a ``ServerCallContext``
+saying who calls and in which protocol version; results are internal models.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, cast
+
+from pydantic import BaseModel
+
+from ..errors import (
+    AuthenticationRequiredError,
+    ContentTypeNotSupportedError,
+    ExtendedAgentCardNotConfiguredError,
+    InvalidParamsError,
+    PushNotificationNotSupportedError,
+    TaskNotFoundError,
+    UnsupportedOperationError,
+)
+from ..stores import MemoryTaskStore, TaskQuery, TaskStore
+from ..types import (
+    AgentCard,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    SendMessageRequest,
+    StreamEvent,
+    SubscribeToTaskRequest,
+    Task,
+    TaskPushNotificationConfig,
+    TaskState,
+    TaskStatusUpdateEvent,
+)
+from ..wire.operations import Operation
+from .context import Principal, ServerCallContext
+from .events import EventBus, Subscription
+from .executor import as_executor
+from .manager import ManagerConfig, TaskManager, TaskObserver, TaskRun
+from .push_api import PushNotifier
+from .task_state import snapshot
+
+__all__ = ["A2AService", "CardProvider", "ConfigurationError"]
+
+logger = logging.getLogger("a2a_core.server")
+
+CardProvider = AgentCard | Callable[[Principal | None], AgentCard]
+
+
+class ConfigurationError(ValueError):
+    """The server was configured inconsistently (found at startup, never per request)."""
+
+
+class A2AService:
+    """Every A2A operation over one agent, one task store and one event bus."""
+
+    def __init__(
+        self,
+        agent: Any,
+        card: AgentCard,
+        *,
+        store: TaskStore | None = None,
+        bus: EventBus | None = None,
+        config: ManagerConfig | None = None,
+        push: PushNotifier | None = None,
+        extended_card: CardProvider | None = None,
+        streaming: bool = True,
+        observers: Sequence[TaskObserver] = (),
+    ) -> None:
+        self.streaming = streaming
+        self.push = push
+        self.extended_card = extended_card
+        self.card = self._truthful_card(card)
+        all_observers = list(observers)
+        if push is not None:
+            all_observers.append(push.on_event)
+        self.manager = TaskManager(
+            as_executor(agent),
+            store if store is not None else MemoryTaskStore(),
+            bus,
+            config,
+            all_observers,
+        )
+        self._output_modes = _output_modes(self.card)
+
+    @property
+    def store(self) -> TaskStore:
+        return self.manager.store
+
+    def _truthful_card(self, card: AgentCard) -> AgentCard:
+        """Capabilities follow the configuration; a card that over-claims is refused."""
+        caps = card.capabilities
+        offered = {
+            "streaming": self.streaming,
+            "pushNotifications": self.push is not None,
+            "extendedAgentCard": self.extended_card is not None,
+        }
+        claimed = {
+            "streaming": caps.streaming,
+            "pushNotifications": caps.push_notifications,
+            "extendedAgentCard": caps.extended_agent_card,
+        }
+        false_claims = [name for name, value in claimed.items() if value and not offered[name]]
+        if false_claims:
+            raise ConfigurationError(
+                "The agent card claims capabilities this server does not provide: "
+                + ", ".join(false_claims)
+                + " (configure them, or remove the claim)"
+            )
+        new_caps = caps.model_copy(
+            update={
+                "streaming": offered["streaming"],
+                "push_notifications": offered["pushNotifications"],
+                "extended_agent_card": offered["extendedAgentCard"] or None,
+            }
+        )
+        return card.model_copy(update={"capabilities": new_caps})
+
+    # -- dispatch -------------------------------------------------------------------
+    async def handle(self, op: Operation, request: BaseModel, call: ServerCallContext) -> Any:
+        """Run a non-streaming operation."""
+        handler = _HANDLERS.get(op)
+        if handler is None:
+            raise UnsupportedOperationError(f"{op.value} is a streaming operation")
+        return await handler(self, request, call)
+
+    async def open_stream(
+        self, op: Operation, request: BaseModel, call: ServerCallContext
+    ) -> AsyncIterator[StreamEvent]:
+        """Start a streaming operation: errors are raised here, before the first event."""
+        if op is Operation.SEND_STREAMING_MESSAGE:
+            return await self.stream_message(cast(SendMessageRequest, request), call)
+        if op is Operation.SUBSCRIBE_TO_TASK:
+            return await self.subscribe(cast(SubscribeToTaskRequest, request), call)
+        raise UnsupportedOperationError(f"{op.value} is not a streaming operation")
+
+    # -- send -------------------------------------------------------------------------
+    async def send_message(
+        self, request: SendMessageRequest, call: ServerCallContext
+    ) -> Task | Message:
+        """Blocking (default) or non-blocking (``returnImmediately``) send."""
+        config = request.configuration
+        immediate = bool(config and config.return_immediately)
+        run = await self._prepare(request, call, allow_reply=not immediate, persist_now=immediate)
+        self._launch(run)
+        history_length = config.history_length if config else None
+        if immediate:
+            return snapshot(run.task, history_length)
+        await run.settled.wait()
+        if run.reply is not None:
+            return run.reply
+        return snapshot(run.task, history_length)
+
+    async def stream_message(
+        self, request: SendMessageRequest, call: ServerCallContext
+    ) -> AsyncIterator[StreamEvent]:
+        """Streaming send: one Message, or the Task then its events until it settles."""
+        if not self.streaming:
+            raise UnsupportedOperationError("Streaming is not supported by this agent")
+        run = await self._prepare(request, call, allow_reply=True, persist_now=False)
+        subscription = self.manager.subscribe(run.task_id)
+        try:
+            self._launch(run)
+        except BaseException:
+            subscription.close()
+            raise
+        return self._run_stream(run, subscription)
+
+    async def _prepare(
+        self,
+        request: SendMessageRequest,
+        call: ServerCallContext,
+        *,
+        allow_reply: bool,
+        persist_now: bool,
+    ) -> TaskRun:
+        config = request.configuration
+        if config is not None:
+            self._negotiate_output(config.accepted_output_modes)
+            if config.task_push_notification_config is not None and self.push is None:
+                raise PushNotificationNotSupportedError()
+        inline_push = config.task_push_notification_config if config is not None else None
+        run = await self.manager.prepare(
+            request.message,
+            call,
+            config,
+            request.metadata,
+            allow_reply=allow_reply and inline_push is None,
+            persist_now=persist_now or inline_push is not None,
+        )
+        if inline_push is not None and self.push is not None:
+            try:
+                await self.push.set_config(
+                    inline_push.model_copy(update={"task_id": run.task_id}), call.version
+                )
+            except BaseException:
+                await self.manager.rollback(run)
+                raise
+        return run
+
+    def _launch(self, run: TaskRun) -> None:
+        try:
+            self.manager.start(run)
+        except BaseException:
+            # Never leave a half-created task behind.
+            if run.version:
+                import asyncio
+
+                asyncio.get_running_loop().create_task(self.manager.rollback(run))
+            raise
+
+    async def _run_stream(
+        self, run: TaskRun, subscription: Subscription
+    ) -> AsyncIterator[StreamEvent]:
+        try:
+            first: StreamEvent | None = None
+            async for event in subscription:
+                first = event
+                break
+            if isinstance(first, Message):
+                yield first
+                return
+            yield snapshot(run.initial if first is not None else run.task)
+            if first is None:
+                return
+            yield first
+            if _settles(first):
+                return
+            async for event in subscription:
+                yield event
+                if _settles(event):
+                    return
+        finally:
+            subscription.close()
+
+    def _negotiate_output(self, accepted: list[str]) -> None:
+        if not accepted or not self._output_modes:
+            return
+        for want in accepted:
+            for have in self._output_modes:
+                if _media_match(want, have):
+                    return
+        raise ContentTypeNotSupportedError(
+            "None of the accepted output modes "
+            f"({', '.join(accepted[:10])}) is produced by this agent "
+            f"({', '.join(sorted(self._output_modes)[:10])})"
+        )
+
+    # -- tasks ------------------------------------------------------------------------
+    async def get_task(self, request: GetTaskRequest, call: ServerCallContext) -> Task:
+        stored = await self.store.get(request.id, call.owner)
+        if stored is None:
+            raise TaskNotFoundError(f"Task {request.id} not found")
+        return snapshot(stored.task, request.history_length)
+
+    async def list_tasks(
+        self, request: ListTasksRequest, call: ServerCallContext
+    ) -> ListTasksResponse:
+        if request.status is TaskState.UNSPECIFIED:
+            raise InvalidParamsError("status filter TASK_STATE_UNSPECIFIED is not a state")
+        query = TaskQuery(
+            context_id=request.context_id,
+            state=request.status,
+            status_after=request.status_timestamp_after,
+            page_size=request.page_size or 50,
+            page_token=request.page_token,
+        )
+        page = await self.store.list(query, call.owner)
+        include_artifacts = bool(request.include_artifacts)
+        tasks = [snapshot(t, request.history_length, include_artifacts) for t in page.tasks]
+        return ListTasksResponse(
+            tasks=tasks,
+            next_page_token=page.next_page_token,
+            page_size=len(tasks),
+            total_size=page.total_size,
+        )
+
+    async def cancel_task(self, request: CancelTaskRequest, call: ServerCallContext) -> Task:
+        task = await self.manager.cancel(request.id, call)
+        return snapshot(task)
+
+    async def subscribe(
+        self, request: SubscribeToTaskRequest, call: ServerCallContext
+    ) -> AsyncIterator[StreamEvent]:
+        """The current Task, then its events while an agent works on it."""
+        if not self.streaming:
+            raise UnsupportedOperationError("Streaming is not supported by this agent")
+        stored = await self.store.get(request.id, call.owner)
+        if stored is None:
+            raise TaskNotFoundError(f"Task {request.id} not found")
+        run = self.manager.active_run(request.id)
+        current = run.task if run is not None else stored.task
+        if current.status.state.is_terminal:
+            if call.version == "0.3":
+                return _single(snapshot(current))
+            raise UnsupportedOperationError(
+                f"Task {request.id} is {current.status.state.value}; there is nothing to follow"
+            )
+        if run is None:
+            # No agent is working on it: nothing will happen until the client acts.
+            return _single(snapshot(current))
+        subscription = self.manager.subscribe(request.id)
+        return self._follow(snapshot(run.task), subscription)
+
+    async def _follow(self, first: Task, subscription: Subscription) -> AsyncIterator[StreamEvent]:
+        try:
+            yield first
+            async for event in subscription:
+                yield event
+                if _settles(event):
+                    return
+        finally:
+            subscription.close()
+
+    # -- push configs -----------------------------------------------------------------
+    def _require_push(self) -> PushNotifier:
+        if self.push is None:
+            raise PushNotificationNotSupportedError()
+        return self.push
+
+    async def _require_task(self, task_id: str, call: ServerCallContext) -> None:
+        if await self.store.get(task_id, call.owner) is None:
+            raise TaskNotFoundError(f"Task {task_id} not found")
+
+    async def create_push_config(
+        self, request: TaskPushNotificationConfig, call: ServerCallContext
+    ) -> TaskPushNotificationConfig:
+        push = self._require_push()
+        if not request.task_id:
+            raise InvalidParamsError("taskId is required")
+        await self._require_task(request.task_id, call)
+        return await push.set_config(request, call.version)
+
+    async def get_push_config(
+        self, request: GetTaskPushNotificationConfigRequest, call: ServerCallContext
+    ) -> TaskPushNotificationConfig:
+        push = self._require_push()
+        await self._require_task(request.task_id, call)
+        config_id = request.id
+        if not config_id:  # 0.3 allowed omitting it: the task's first config
+            configs = await push.list_configs(request.task_id)
+            if configs:
+                return configs[0]
+        else:
+            found = await push.get_config(request.task_id, config_id)
+            if found is not None:
+                return found
+        raise TaskNotFoundError(
+            f"Push notification config {config_id or '(any)'} of task {request.task_id} not found"
+        )
+
+    async def list_push_configs(
+        self, request: ListTaskPushNotificationConfigsRequest, call: ServerCallContext
+    ) -> ListTaskPushNotificationConfigsResponse:
+        push = self._require_push()
+        await self._require_task(request.task_id, call)
+        return ListTaskPushNotificationConfigsResponse(
+            configs=await push.list_configs(request.task_id)
+        )
+
+    async def delete_push_config(
+        self, request: DeleteTaskPushNotificationConfigRequest, call: ServerCallContext
+    ) -> None:
+        push = self._require_push()
+        await self._require_task(request.task_id, call)
+        if not await push.delete_config(request.task_id, request.id):
+            raise TaskNotFoundError(
+                f"Push notification config {request.id} of task {request.task_id} not found"
+            )
+
+    # -- cards ------------------------------------------------------------------------
+    async def get_extended_card(
+        self, request: GetExtendedAgentCardRequest, call: ServerCallContext
+    ) -> AgentCard:
+        if not self.card.capabilities.extended_agent_card:
+            raise UnsupportedOperationError("This agent has no extended agent card")
+        if self.extended_card is None:
+            raise ExtendedAgentCardNotConfiguredError()
+        if call.principal is None:
+            raise AuthenticationRequiredError(
+                "The extended agent card needs an authenticated caller"
+            )
+        card = self.extended_card
+        return card(call.principal) if callable(card) else card
+
+    # -- lifecycle --------------------------------------------------------------------
+    async def aclose(self) -> None:
+        """Cancel running agents, wait for them, stop push delivery, close the store."""
+        await self.manager.aclose()
+        if self.push is not None:
+            await self.push.aclose()
+
+
+def _settles(event: StreamEvent) -> bool:
+    if isinstance(event, TaskStatusUpdateEvent):
+        state = event.status.state
+        return state.is_terminal or state.is_interrupted
+    return isinstance(event, Message)
+
+
+async def _single(task: Task) -> AsyncIterator[StreamEvent]:
+    yield task
+
+
+def _output_modes(card: AgentCard) -> set[str]:
+    modes = set(card.default_output_modes)
+    for skill in card.skills:
+        modes.update(skill.output_modes)
+    return modes
+
+
+def _media_match(want: str, have: str) -> bool:
+    want = want.split(";", 1)[0].strip().lower()
+    have = have.split(";", 1)[0].strip().lower()
+    if want in ("*/*", "*") or have in ("*/*", "*") or want == have:
+        return True
+    w_type, _, w_sub = want.partition("/")
+    h_type, _, h_sub = have.partition("/")
+    return (w_sub == "*" and w_type == h_type) or (h_sub == "*" and w_type == h_type)
+
+
+_HANDLERS: dict[Operation, Callable[[A2AService, Any, ServerCallContext], Any]] = {
+    Operation.SEND_MESSAGE: A2AService.send_message,
+    Operation.GET_TASK: A2AService.get_task,
+    Operation.LIST_TASKS: A2AService.list_tasks,
+    Operation.CANCEL_TASK: A2AService.cancel_task,
+    Operation.CREATE_PUSH_CONFIG: A2AService.create_push_config,
+    Operation.GET_PUSH_CONFIG: A2AService.get_push_config,
+    Operation.LIST_PUSH_CONFIGS: A2AService.list_push_configs,
+    Operation.DELETE_PUSH_CONFIG: A2AService.delete_push_config,
+    Operation.GET_EXTENDED_CARD: A2AService.get_extended_card,
+}

@@ -1,0 +1,111 @@
+"""The task state machine and how events change a task (pure functions).
+
+Tasks are updated copy-on-write: every change builds new lists and objects,
+so a snapshot handed out earlier (a shallow copy) never changes under a
+reader that is still serializing it.
+"""
+
+from __future__ import annotations
+
+from ..types import (
+    Artifact,
+    Message,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
+
+__all__ = [
+    "IllegalTransitionError",
+    "apply_artifact",
+    "apply_status",
+    "check_transition",
+    "snapshot",
+]
+
+
+class IllegalTransitionError(Exception):
+    """An agent tried a state change the protocol forbids."""
+
+
+_ALLOWED: dict[TaskState, frozenset[TaskState]] = {
+    TaskState.SUBMITTED: frozenset(TaskState) - {TaskState.UNSPECIFIED},
+    TaskState.WORKING: frozenset(TaskState) - {TaskState.UNSPECIFIED, TaskState.SUBMITTED},
+    TaskState.INPUT_REQUIRED: frozenset(TaskState) - {TaskState.UNSPECIFIED, TaskState.SUBMITTED},
+    TaskState.AUTH_REQUIRED: frozenset(TaskState) - {TaskState.UNSPECIFIED, TaskState.SUBMITTED},
+}
+
+
+def check_transition(old: TaskState, new: TaskState) -> None:
+    """Raise IllegalTransitionError unless ``old -> new`` is allowed."""
+    if old.is_terminal:
+        raise IllegalTransitionError(f"task is already {old.value}; terminal states are final")
+    allowed = _ALLOWED.get(old)
+    if allowed is None or new not in allowed:
+        raise IllegalTransitionError(f"illegal transition {old.value} -> {new.value}")
+
+
+def apply_status(task: Task, event: TaskStatusUpdateEvent, max_history: int) -> Task:
+    """A new task with the event's status; its message joins the history."""
+    check_transition(task.status.state, event.status.state)
+    update: dict[str, object] = {"status": event.status}
+    if event.status.message is not None:
+        update["history"] = _bounded([*task.history, event.status.message], max_history)
+    if event.metadata:
+        update["metadata"] = {**(task.metadata or {}), **event.metadata}
+    return task.model_copy(update=update)
+
+
+def apply_artifact(task: Task, event: TaskArtifactUpdateEvent) -> Task:
+    """A new task with the artifact added, replaced (same id) or extended (``append``)."""
+    if task.status.state.is_terminal:
+        raise IllegalTransitionError(
+            f"task is already {task.status.state.value}; no more artifacts"
+        )
+    incoming = event.artifact
+    artifacts = list(task.artifacts)
+    for index, existing in enumerate(artifacts):
+        if existing.artifact_id == incoming.artifact_id:
+            if event.append:
+                artifacts[index] = _extend(existing, incoming)
+            else:
+                artifacts[index] = incoming
+            break
+    else:
+        artifacts.append(incoming)
+    return task.model_copy(update={"artifacts": artifacts})
+
+
+def _extend(existing: Artifact, chunk: Artifact) -> Artifact:
+    update: dict[str, object] = {"parts": [*existing.parts, *chunk.parts]}
+    if chunk.metadata:
+        update["metadata"] = {**(existing.metadata or {}), **chunk.metadata}
+    if chunk.name and not existing.name:
+        update["name"] = chunk.name
+    return existing.model_copy(update=update)
+
+
+def append_message(task: Task, message: Message, max_history: int) -> Task:
+    """A new task with ``message`` appended to the history."""
+    return task.model_copy(update={"history": _bounded([*task.history, message], max_history)})
+
+
+def _bounded(history: list[Message], max_history: int) -> list[Message]:
+    return history[-max_history:] if len(history) > max_history else history
+
+
+def snapshot(task: Task, history_length: int | None = None, include_artifacts: bool = True) -> Task:
+    """A copy for a reader: history trimmed to ``history_length`` (None = all, 0 = none)."""
+    update: dict[str, object] = {}
+    if history_length is not None:
+        update["history"] = task.history[-history_length:] if history_length > 0 else []
+    if not include_artifacts:
+        update["artifacts"] = []
+    return task.model_copy(update=update)
+
+
+def set_status(task: Task, status: TaskStatus) -> Task:
+    """A new task with ``status`` (no transition check: for the server's own moves)."""
+    return task.model_copy(update={"status": status})

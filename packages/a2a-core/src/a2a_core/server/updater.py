@@ -1,0 +1,175 @@
+"""TaskUpdater: how an agent reports progress, artifacts, questions and outcomes."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..types import (
+    Artifact,
+    Message,
+    Part,
+    Role,
+    StreamEvent,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    new_id,
+)
+
+__all__ = ["EventSink", "MessageLike", "PartsLike", "TaskUpdater"]
+
+MessageLike = str | Message | Part | list[Part]
+PartsLike = str | Part | list[Part]
+
+
+class EventSink(Protocol):
+    """Where an updater's events go (the task manager's run of this task)."""
+
+    @property
+    def state(self) -> TaskState: ...
+
+    async def emit(self, event: StreamEvent) -> None: ...
+
+
+def _parts(content: PartsLike) -> list[Part]:
+    if isinstance(content, str):
+        return [Part(text=content)]
+    if isinstance(content, Part):
+        return [content]
+    return list(content)
+
+
+class TaskUpdater:
+    """Emits the events of one task. Every method is a coroutine; call from the agent's loop."""
+
+    __slots__ = ("_artifact_seq", "_sink", "context_id", "task_id")
+
+    def __init__(self, sink: EventSink, task_id: str, context_id: str) -> None:
+        self._sink = sink
+        self.task_id = task_id
+        self.context_id = context_id
+        self._artifact_seq = 0
+
+    @property
+    def state(self) -> TaskState:
+        """The task's current state (as the server sees it)."""
+        return self._sink.state
+
+    def new_agent_message(self, content: MessageLike, **fields: Any) -> Message:
+        """An agent message in this task and context."""
+        if isinstance(content, Message):
+            return content
+        return Message(
+            message_id=new_id(),
+            role=Role.AGENT,
+            parts=_parts(content),
+            task_id=self.task_id,
+            context_id=self.context_id,
+            **fields,
+        )
+
+    async def update_status(
+        self,
+        state: TaskState,
+        message: MessageLike | None = None,
+        *,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        """Move the task to ``state``, optionally with an agent message."""
+        msg = self.new_agent_message(message) if message is not None else None
+        await self._sink.emit(
+            TaskStatusUpdateEvent(
+                task_id=self.task_id,
+                context_id=self.context_id,
+                status=TaskStatus.now(state, msg),
+                metadata=metadata,
+            )
+        )
+
+    async def start_work(self, message: MessageLike | None = None) -> None:
+        """Mark the task as working (progress text optional)."""
+        await self.update_status(TaskState.WORKING, message)
+
+    async def complete(self, message: MessageLike | None = None) -> None:
+        """End the task successfully."""
+        await self.update_status(TaskState.COMPLETED, message)
+
+    async def fail(self, message: MessageLike | None = None) -> None:
+        """End the task as failed (the message is shown to the client)."""
+        await self.update_status(TaskState.FAILED, message)
+
+    async def reject(self, message: MessageLike | None = None) -> None:
+        """Refuse the task."""
+        await self.update_status(TaskState.REJECTED, message)
+
+    async def cancel(self, message: MessageLike | None = None) -> None:
+        """End the task as canceled (normally the server does this on a cancel request)."""
+        await self.update_status(TaskState.CANCELED, message)
+
+    async def require_input(self, message: MessageLike) -> None:
+        """Pause the task until the client answers ``message`` with the same taskId."""
+        await self.update_status(TaskState.INPUT_REQUIRED, message)
+
+    async def require_auth(self, message: MessageLike) -> None:
+        """Pause the task until the client has authenticated (out of band)."""
+        await self.update_status(TaskState.AUTH_REQUIRED, message)
+
+    async def add_artifact(
+        self,
+        content: PartsLike,
+        *,
+        artifact_id: str | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        append: bool = False,
+        last_chunk: bool = False,
+        metadata: dict[str, Any] | None = None,
+    ) -> str:
+        """Add (or with ``append`` extend) an artifact; returns its id for later chunks."""
+        if artifact_id is None:
+            self._artifact_seq += 1
+            artifact_id = f"artifact-{self._artifact_seq}"
+        await self._sink.emit(
+            TaskArtifactUpdateEvent(
+                task_id=self.task_id,
+                context_id=self.context_id,
+                artifact=Artifact(
+                    artifact_id=artifact_id,
+                    name=name,
+                    description=description,
+                    parts=_parts(content),
+                    metadata=metadata,
+                ),
+                append=append,
+                last_chunk=last_chunk,
+            )
+        )
+        return artifact_id
+
+    async def reply(self, message: MessageLike) -> None:
+        """Answer with a direct Message instead of a task (must be the only event)."""
+        msg = self.new_agent_message(message)
+        await self._sink.emit(msg)
+
+    async def finish_with(self, result: Any) -> None:
+        """Turn a plain function's return value into the task's outcome."""
+        state = self.state
+        if state.is_terminal or state.is_interrupted:
+            return
+        if isinstance(result, Message):
+            await self.complete(result)
+            return
+        if isinstance(result, Artifact):
+            await self._sink.emit(
+                TaskArtifactUpdateEvent(
+                    task_id=self.task_id, context_id=self.context_id, artifact=result
+                )
+            )
+        elif result is not None and result != "" and result != []:
+            if isinstance(result, str | Part | list):
+                content: PartsLike = result  # type: ignore[assignment]
+            else:
+                content = Part(data=result)
+            await self.add_artifact(content, artifact_id="result", name="result")
+        await self.complete()

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Developer commands that work on a fresh machine with only Python 3.11+ and pip.
+
+    python3 dev.py demo      set up, then run the demo
+    python3 dev.py test      set up, then ruff, pyright and pytest over the whole repo
+    python3 dev.py lint      set up, then ruff and pyright only
+    python3 dev.py setup     set up only
+
+"Set up" finds uv (on PATH, importable, or installed into a bootstrap venv
+in the user cache) and runs ``uv sync --all-packages --locked``, which makes
+``.venv`` match ``uv.lock`` exactly. Arguments after ``test`` go to pytest
+(``python3 dev.py test packages/a2a-core -x``). Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+ROOT = Path(__file__).resolve().parent
+DEMO = ROOT / "examples" / "card_and_message.py"
+BIN = "Scripts" if os.name == "nt" else "bin"
+EXE = ".exe" if os.name == "nt" else ""
+
+
+def say(text: str) -> None:
+    print(f"==> {text}", flush=True)
+
+
+def fail(text: str) -> NoReturn:
+    print(f"dev.py: {text}", file=sys.stderr, flush=True)
+    raise SystemExit(1)
+
+
+def bootstrap_dir() -> Path:
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "a2a-adapters-dev" / f"uv-py{sys.version_info[0]}{sys.version_info[1]}"
+
+
+def find_uv() -> list[str]:
+    """The command that runs uv, installing uv first when there is none."""
+    on_path = shutil.which("uv")
+    if on_path:
+        return [on_path]
+    if _runs([sys.executable, "-m", "uv", "--version"]):
+        return [sys.executable, "-m", "uv"]
+    boot = bootstrap_dir()
+    boot_uv = boot / BIN / f"uv{EXE}"
+    if boot_uv.exists() and _runs([str(boot_uv), "--version"]):
+        return [str(boot_uv)]
+    say(f"uv not found: installing it into a bootstrap venv at {boot}")
+    try:
+        venv.EnvBuilder(with_pip=True, clear=True).create(boot)
+        _run([str(boot / BIN / f"python{EXE}"), "-m", "pip", "install", "-q", "uv"])
+        return [str(boot_uv)]
+    except (OSError, subprocess.CalledProcessError) as exc:
+        say(f"bootstrap venv failed ({exc}); trying pip install --user uv")
+    _run([sys.executable, "-m", "pip", "install", "-q", "--user", "uv"])
+    if _runs([sys.executable, "-m", "uv", "--version"]):
+        return [sys.executable, "-m", "uv"]
+    fail("could not install uv; install it (https://docs.astral.sh/uv/) and retry")
+
+
+def _runs(cmd: Sequence[str]) -> bool:
+    try:
+        return subprocess.run(cmd, capture_output=True, check=False).returncode == 0
+    except OSError:
+        return False
+
+
+def _run(cmd: Sequence[str]) -> None:
+    subprocess.run(cmd, check=True, cwd=ROOT, env=_env())
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("VIRTUAL_ENV", None)  # an activated foreign venv would only make uv warn
+    return env
+
+
+def setup() -> list[str]:
+    """Sync .venv with uv.lock; return the command prefix that runs tools in it."""
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py may be run by an older python3
+        fail(f"Python 3.11+ is required (this is {sys.version.split()[0]})")
+    uv = find_uv()
+    sync = [*uv, "sync", "--all-packages", "--locked"]
+    if not (ROOT / ".venv").exists():
+        sync += ["--python", sys.executable]  # the interpreter running dev.py, no download
+    say(" ".join(["uv", *sync[len(uv) :]]))
+    if subprocess.run(sync, cwd=ROOT, env=_env(), check=False).returncode != 0:
+        fail("uv sync failed")
+    return [*uv, "run", "--no-sync"]
+
+
+def step(run: list[str], title: str, args: Sequence[str]) -> int:
+    say(title)
+    return subprocess.run([*run, *args], cwd=ROOT, env=_env(), check=False).returncode
+
+
+def lint_steps(run: list[str]) -> list[str]:
+    """Run the static checks; return the names of the ones that failed."""
+    checks = [
+        ("ruff check", ["ruff", "check", "."]),
+        ("ruff format --check", ["ruff", "format", "--check", "."]),
+        ("pyright", ["pyright"]),
+    ]
+    return [title for title, args in checks if step(run, title, args) != 0]
+
+
+def cmd_setup(_: Sequence[str]) -> int:
+    setup()
+    return 0
+
+
+def cmd_demo(args: Sequence[str]) -> int:
+    run = setup()
+    return step(run, f"python {DEMO.relative_to(ROOT)}", ["python", str(DEMO), *args])
+
+
+def cmd_lint(_: Sequence[str]) -> int:
+    failed = lint_steps(setup())
+    if failed:
+        print(f"dev.py: failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_test(args: Sequence[str]) -> int:
+    run = setup()
+    failed = lint_steps(run)
+    # pytest runs last so that its summary line closes the output.
+    code = step(run, "pytest", ["pytest", *args])
+    if code == 5:
+        failed.append("pytest (no tests were collected)")
+    elif code != 0:
+        failed.append("pytest")
+    if failed:
+        print(f"dev.py: failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+COMMANDS = {"demo": cmd_demo, "test": cmd_test, "lint": cmd_lint, "setup": cmd_setup}
+
+
+def main(argv: Sequence[str]) -> int:
+    if not argv or argv[0] not in COMMANDS:
+        print(__doc__)
+        return 0 if argv and argv[0] in ("-h", "--help") else 2
+    return COMMANDS[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

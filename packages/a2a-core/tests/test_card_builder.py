@@ -337,6 +337,10 @@ REFUSALS: dict[str, tuple[Callable[[AgentCardBuilder], object], str]] = {
         lambda b: b.interface("/ws", "urn:example:ws"),
         "url '/ws' is not an absolute URL",
     ),
+    "tenant on a 0.3 interface": (
+        lambda b: b.jsonrpc("https://agent.example.com/t", versions=["0.3"], tenant="acme"),
+        "A2A 0.3 has no tenants",
+    ),
     "interface listed twice": (
         lambda b: b.jsonrpc("https://agent.example.com/a2a", versions=["1.0"]),
         "listed twice with protocol version '1.0'",
@@ -449,24 +453,21 @@ def test_hybrid_refuses_an_invalid_card_first() -> None:
         minimal().version("").build_hybrid()
 
 
-def _hybrid_or_skip(builder: AgentCardBuilder) -> dict[str, Any]:
-    pytest.importorskip("a2a_core.wire.hybrid", reason="hybrid card module not written yet")
-    return builder.build_hybrid()
-
-
 @pytest.mark.parametrize("make", [minimal, full], ids=["minimal", "full"])
 def test_hybrid_card_is_valid_for_0_3_and_1_0_clients(
     make: Callable[[], AgentCardBuilder],
 ) -> None:
     from a2a.compat.v0_3.types import AgentCard as V03AgentCard
 
-    hybrid = _hybrid_or_skip(make())
+    hybrid = make().build_hybrid()
     v03 = V03AgentCard.model_validate(hybrid)
     assert v03.name == hybrid["name"]
     assert v03.url == "https://agent.example.com/a2a"
     assert v03.preferred_transport == "JSONRPC"
     assert (v03.protocol_version or "").startswith("0.3")
     # The 1.0 half is still the card a 1.0 client expects.
+    as_v10 = ParseDict(hybrid, a2a_pb2.AgentCard(), ignore_unknown_fields=True)
+    assert MessageToDict(as_v10) == canonical(V10Codec().encode_card(make().build()))
     assert (
         hybrid["supportedInterfaces"]
         == V10Codec().encode_card(make().build())["supportedInterfaces"]

@@ -476,6 +476,8 @@ class _Checks:
             self._interface_url(label, iface)
             if iface.tenant is not None and not iface.tenant.strip():
                 self.add(f"{label}: tenant is empty (omit it instead)")
+            elif iface.tenant is not None and version == "0.3":
+                self.add(f"{label}: A2A 0.3 has no tenants (serve 0.3 at a URL of its own)")
             key = (iface.url, binding, version, iface.tenant)
             if key in seen:
                 self.add(f"{label}: listed twice with protocol version {version!r}")

@@ -1,0 +1,800 @@
+"""A2A 0.3 over HTTP+JSON: ProtoJSON of the 0.3 proto (package ``a2a.v1``).
+
+Every 0.3 SDK spoke this on its ``/v1/...`` routes. How it differs from the
+1.0 ProtoJSON: ``Message.content`` (not ``parts``); parts are ``{"text"}``,
+``{"file": {"fileWithUri" | "fileWithBytes", "mimeType", "name"}}`` or
+``{"data": {"data": {...}}}``; ``TASK_STATE_CANCELLED`` with two Ls; status
+events carry ``final``; push configs are ``{"name": "tasks/{t}/
+pushNotificationConfigs/{c}", "pushNotificationConfig": {...}}``; requests
+name resources (``"name": "tasks/{id}"``) instead of plain ids; the card is
+the 0.3 card with proto-style security schemes (the 1.0 oneof wrappers).
+
+Decoding accepts both ProtoJSON spellings of a field (``messageId`` and
+``message_id``; ``message`` and the proto name ``request`` / ``msg`` /
+``update``), enum names or numbers, and applies proto3 semantics: an empty
+string or zero is an unset field. So ``historyLength: 0`` means "unset", and
+encoding a 1.0 ``historyLength`` of 0 is unrepresentable. In a send
+``configuration`` an absent ``blocking`` is false (proto3), so it means
+return immediately; without a ``configuration`` the send blocks.
+
+**The dict ``decode_request`` expects** is the 0.3 proto request message in
+ProtoJSON, filled as google.api.http transcoding does: path variables as the
+resource-name fields, query parameters as the remaining scalar fields, and
+the JSON body for the body fields. ``assemble_request`` builds it from the
+route's pieces; ``encode_request`` returns the same shape and
+``split_request`` turns it back into (method, path, query, body).
+
+Per operation (route relative to the interface url -> the dict):
+
+- SEND_MESSAGE, ``POST /v1/message:send`` and SEND_STREAMING_MESSAGE,
+  ``POST /v1/message:stream``: the JSON body,
+  ``{"message", "configuration"?, "metadata"?}``.
+- GET_TASK, ``GET /v1/tasks/{id}?historyLength=N``:
+  ``{"name": "tasks/{id}", "historyLength"?: N}`` (a number or its string).
+- CANCEL_TASK, ``POST /v1/tasks/{id}:cancel``: ``{"name": "tasks/{id}"}``
+  (the body carries nothing in 0.3 and is ignored).
+- SUBSCRIBE_TO_TASK, ``POST`` (or ``GET``) ``/v1/tasks/{id}:subscribe``:
+  ``{"name": "tasks/{id}"}``.
+- CREATE_PUSH_CONFIG, ``POST /v1/tasks/{id}/pushNotificationConfigs``:
+  ``{"parent": "tasks/{id}", "config": <body>}`` (1).
+- GET_PUSH_CONFIG, ``GET /v1/tasks/{id}/pushNotificationConfigs/{c}`` and
+  DELETE_PUSH_CONFIG, ``DELETE`` on the same path:
+  ``{"name": "tasks/{id}/pushNotificationConfigs/{c}"}``.
+- LIST_PUSH_CONFIGS, ``GET /v1/tasks/{id}/pushNotificationConfigs``:
+  ``{"parent": "tasks/{id}", "pageSize"?, "pageToken"?}``.
+- GET_EXTENDED_CARD, ``GET /v1/card``: ``{}`` (or None).
+- LIST_TASKS has no 0.3 route: MethodNotFoundError.
+
+(1) Clients disagree on the create body: the a2a-python SDK posts the whole
+``CreateTaskPushNotificationConfigRequest`` (``{"parent", "configId",
+"config": {"name", "pushNotificationConfig"}}``), others post the
+``TaskPushNotificationConfig`` or the bare ``PushNotificationConfig``. The
+decoder accepts all three under ``config`` or at the top level; the task id
+always comes from ``parent`` (the path), which ``assemble_request`` sets.
+
+Results: SendMessage answers ``{"task"}`` or ``{"message"}``; stream frames
+are ``StreamResponse`` (``task``, ``message``, ``statusUpdate``,
+``artifactUpdate``); GetTask and CancelTask a Task; push config create/get a
+``TaskPushNotificationConfig``; list ``{"configs", "nextPageToken"?}``;
+delete ``{}``; the extended card a 0.3 card.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar, NamedTuple
+from urllib.parse import quote
+
+from pydantic import BaseModel
+
+from ..errors import (
+    A2AError,
+    InvalidAgentResponseError,
+    InvalidParamsError,
+    MethodNotFoundError,
+    UnrepresentableError,
+    UnsupportedOperationError,
+)
+from ..types import (
+    AgentCard,
+    Artifact,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    Message,
+    Part,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    StreamEvent,
+    SubscribeToTaskRequest,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    format_timestamp,
+)
+from ._v03_convert import (
+    as_obj,
+    b64,
+    card_in,
+    card_out,
+    guard,
+    has,
+    is_final,
+    map_list,
+    nonempty,
+    pick,
+    push_in,
+    push_out,
+    put,
+)
+from .codec import REQUEST_TYPES, Codec
+from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v03
+from .operations import Operation
+
+__all__ = ["RestRequest", "V03RestCodec", "assemble_request", "split_request"]
+
+_LIST_TASKS_MESSAGE = "ListTasks has no A2A 0.3 HTTP+JSON route"
+_CANCELLED = "TASK_STATE_CANCELLED"
+_TASK_NAME = re.compile(r"tasks/([^/]+)")
+_PARENT_NAME = re.compile(r"tasks/([^/]+)(?:/pushNotificationConfigs)?")
+_CONFIG_NAME = re.compile(r"tasks/([^/]+)/pushNotificationConfigs/([^/]*)")
+
+# --- resource names ----------------------------------------------------------
+
+
+def _segment(value: str, what: str) -> str:
+    if not value or "/" in value:
+        raise UnrepresentableError(f"A2A 0.3 resource names need a non-empty {what} without '/'")
+    return value
+
+
+def _task_name(task_id: str) -> str:
+    return f"tasks/{_segment(task_id, 'task id')}"
+
+
+def _config_name(task_id: str, config_id: str | None) -> str:
+    suffix = "" if config_id is None else _segment(config_id, "config id")
+    return f"{_task_name(task_id)}/pushNotificationConfigs/{suffix}"
+
+
+def _match(pattern: re.Pattern[str], value: Any, what: str) -> re.Match[str]:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be a resource name string")
+    found = pattern.fullmatch(value)
+    if found is None:
+        raise ValueError(f"{what} is not a valid resource name")
+    return found
+
+
+# --- internal -> 0.3 ProtoJSON -----------------------------------------------
+
+
+def _check_hint(part: Part, implied: str) -> None:
+    if part.filename is not None:
+        raise UnrepresentableError(f"A2A 0.3 {part.kind} parts have no filename")
+    if part.media_type is not None and part.media_type != implied:
+        raise UnrepresentableError(
+            f"A2A 0.3 {part.kind} parts have no media type (only {implied} is implied)"
+        )
+
+
+def part_out(part: Part) -> dict[str, Any]:
+    out: dict[str, Any]
+    if part.text is not None:
+        _check_hint(part, "text/plain")
+        out = {"text": part.text}
+    elif part.raw is not None or part.url is not None:
+        file: dict[str, Any] = (
+            {"fileWithBytes": b64(part.raw)} if part.raw is not None else {"fileWithUri": part.url}
+        )
+        put(file, "mimeType", nonempty(part.media_type))
+        put(file, "name", nonempty(part.filename))
+        out = {"file": file}
+    else:
+        data = as_obj(part.data)
+        if data is None:
+            raise UnrepresentableError(
+                f"A2A 0.3 data parts hold a JSON object only, not {type(part.data).__name__}"
+            )
+        _check_hint(part, "application/json")
+        out = {"data": {"data": data}}
+    put(out, "metadata", part.metadata)
+    return out
+
+
+def message_out(message: Message) -> dict[str, Any]:
+    if message.reference_task_ids:
+        raise UnrepresentableError("A2A 0.3 HTTP+JSON messages have no referenceTaskIds")
+    out: dict[str, Any] = {"messageId": message.message_id}
+    put(out, "contextId", nonempty(message.context_id))
+    put(out, "taskId", nonempty(message.task_id))
+    out["role"] = message.role.value
+    out["content"] = [part_out(p) for p in message.parts]
+    put(out, "metadata", message.metadata)
+    if message.extensions:
+        out["extensions"] = list(message.extensions)
+    return out
+
+
+def _state_out(state: TaskState) -> str:
+    return _CANCELLED if state is TaskState.CANCELED else state.value
+
+
+def status_out(status: TaskStatus) -> dict[str, Any]:
+    out: dict[str, Any] = {"state": _state_out(status.state)}
+    if status.message is not None:
+        out["message"] = message_out(status.message)
+    if status.timestamp is not None:
+        out["timestamp"] = format_timestamp(status.timestamp)
+    return out
+
+
+def artifact_out(artifact: Artifact) -> dict[str, Any]:
+    out: dict[str, Any] = {"artifactId": artifact.artifact_id}
+    put(out, "name", nonempty(artifact.name))
+    put(out, "description", nonempty(artifact.description))
+    out["parts"] = [part_out(p) for p in artifact.parts]
+    put(out, "metadata", artifact.metadata)
+    if artifact.extensions:
+        out["extensions"] = list(artifact.extensions)
+    return out
+
+
+def task_out(task: Task) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": task.id}
+    put(out, "contextId", nonempty(task.context_id))
+    out["status"] = status_out(task.status)
+    if task.artifacts:
+        out["artifacts"] = [artifact_out(a) for a in task.artifacts]
+    if task.history:
+        out["history"] = [message_out(m) for m in task.history]
+    put(out, "metadata", task.metadata)
+    return out
+
+
+def event_out(event: StreamEvent) -> dict[str, Any]:
+    """An event wrapped as a 0.3 ``StreamResponse``."""
+    if isinstance(event, Task):
+        return {"task": task_out(event)}
+    if isinstance(event, Message):
+        return {"message": message_out(event)}
+    if isinstance(event, TaskStatusUpdateEvent):
+        update: dict[str, Any] = {"taskId": event.task_id}
+        put(update, "contextId", nonempty(event.context_id))
+        update["status"] = status_out(event.status)
+        update["final"] = is_final(event.status.state)
+        put(update, "metadata", event.metadata)
+        return {"statusUpdate": update}
+    update = {"taskId": event.task_id}
+    put(update, "contextId", nonempty(event.context_id))
+    update["artifact"] = artifact_out(event.artifact)
+    if event.append:
+        update["append"] = True
+    if event.last_chunk:
+        update["lastChunk"] = True
+    put(update, "metadata", event.metadata)
+    return {"artifactUpdate": update}
+
+
+def _push_config_out(config: TaskPushNotificationConfig) -> dict[str, Any]:
+    inner = push_out(config)
+    for key in ("id", "token"):
+        if inner.get(key) == "":
+            del inner[key]
+    auth = inner.get("authentication")
+    if auth is not None and auth.get("credentials") == "":
+        del auth["credentials"]
+    return inner
+
+
+def task_push_out(config: TaskPushNotificationConfig) -> dict[str, Any]:
+    if not config.task_id:
+        raise UnrepresentableError("A2A 0.3 push notification configs need a task id")
+    return {
+        "name": _config_name(config.task_id, nonempty(config.id)),
+        "pushNotificationConfig": _push_config_out(config),
+    }
+
+
+def _configuration_out(config: SendMessageConfiguration) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if config.accepted_output_modes:
+        out["acceptedOutputModes"] = list(config.accepted_output_modes)
+    push = config.task_push_notification_config
+    if push is not None:
+        if push.task_id:
+            raise UnrepresentableError(
+                "A2A 0.3 cannot carry a task id in the send configuration's push config"
+            )
+        out["pushNotification"] = _push_config_out(push)
+    if config.history_length is not None:
+        if config.history_length == 0:
+            raise UnrepresentableError("A2A 0.3 HTTP+JSON cannot ask for historyLength 0")
+        out["historyLength"] = config.history_length
+    out["blocking"] = not config.return_immediately
+    return out
+
+
+def request_out(op: Operation, request: BaseModel) -> dict[str, Any]:
+    """An internal request -> the 0.3 proto request message (see the module docstring)."""
+    if op is Operation.LIST_TASKS:
+        raise UnsupportedOperationError(_LIST_TASKS_MESSAGE)
+    if getattr(request, "tenant", None):
+        raise UnrepresentableError("A2A 0.3 requests have no tenant")
+    if isinstance(request, SendMessageRequest):
+        out: dict[str, Any] = {"message": message_out(request.message)}
+        if request.configuration is not None:
+            out["configuration"] = _configuration_out(request.configuration)
+        put(out, "metadata", request.metadata)
+        return out
+    if isinstance(request, GetTaskRequest):
+        out = {"name": _task_name(request.id)}
+        if request.history_length is not None:
+            if request.history_length == 0:
+                raise UnrepresentableError("A2A 0.3 HTTP+JSON cannot ask for historyLength 0")
+            out["historyLength"] = request.history_length
+        return out
+    if isinstance(request, CancelTaskRequest):
+        if request.metadata:
+            raise UnrepresentableError("A2A 0.3 HTTP+JSON cancel requests have no metadata")
+        return {"name": _task_name(request.id)}
+    if isinstance(request, SubscribeToTaskRequest):
+        return {"name": _task_name(request.id)}
+    if isinstance(request, TaskPushNotificationConfig):
+        config = task_push_out(request)
+        out = {"parent": _task_name(request.task_id or "")}
+        put(out, "configId", nonempty(request.id))
+        out["config"] = config
+        return out
+    if isinstance(
+        request, GetTaskPushNotificationConfigRequest | DeleteTaskPushNotificationConfigRequest
+    ):
+        return {"name": _config_name(request.task_id, request.id)}
+    if isinstance(request, ListTaskPushNotificationConfigsRequest):
+        out = {"parent": _task_name(request.task_id)}
+        if request.page_size:
+            out["pageSize"] = request.page_size
+        put(out, "pageToken", nonempty(request.page_token))
+        return out
+    if op is Operation.GET_EXTENDED_CARD:
+        return {}
+    raise UnrepresentableError(f"{type(request).__name__} is not a {op.value} request")
+
+
+# --- 0.3 ProtoJSON -> internal (1.0 dicts, validated by the caller) ---------
+
+_PART_MEMBERS = ("text", "file", "data")
+
+
+def part_in(value: Any) -> Any:
+    obj = as_obj(value)
+    if obj is None:
+        return value
+    present = [m for m in _PART_MEMBERS if obj.get(m) is not None]
+    if len(present) != 1:
+        raise ValueError("a part needs exactly one of text, file or data")
+    out: dict[str, Any] = {}
+    if present[0] == "text":
+        out["text"] = obj["text"]
+    elif present[0] == "file":
+        file = as_obj(obj["file"])
+        if file is None:
+            raise ValueError("a file part needs a file object")
+        put(out, "url", pick(file, "fileWithUri"))
+        put(out, "raw", pick(file, "fileWithBytes"))
+        put(out, "mediaType", nonempty(pick(file, "mimeType")))
+        put(out, "filename", nonempty(file.get("name")))
+    else:
+        holder = as_obj(obj["data"])
+        if holder is None:
+            raise ValueError("a data part needs a DataPart object")
+        data = holder.get("data")
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise ValueError("a 0.3 data part holds a JSON object")
+        out["data"] = data
+    put(out, "metadata", obj.get("metadata"))
+    return out
+
+
+def _enum_in(value: Any, fix: dict[str, str] | None = None) -> Any:
+    if fix is not None and isinstance(value, str):
+        return fix.get(value, value)
+    return value
+
+
+_STATE_FIX = {_CANCELLED: TaskState.CANCELED.value}
+
+
+def message_in(value: Any) -> Any:
+    obj = as_obj(value)
+    if obj is None:
+        return value
+    out: dict[str, Any] = {}
+    put(out, "messageId", pick(obj, "messageId"))
+    put(out, "contextId", nonempty(pick(obj, "contextId")))
+    put(out, "taskId", nonempty(pick(obj, "taskId")))
+    put(out, "role", obj.get("role", Role.UNSPECIFIED.value))
+    put(out, "parts", map_list(obj.get("content"), part_in))
+    put(out, "metadata", obj.get("metadata"))
+    put(out, "extensions", obj.get("extensions"))
+    return out
+
+
+def status_in(value: Any) -> Any:
+    obj = as_obj(value)
+    if obj is None:
+        return value
+    out: dict[str, Any] = {"state": _enum_in(obj.get("state", 0), _STATE_FIX)}
+    message = obj.get("message")
+    if message is None:
+        message = obj.get("update")
+    put(out, "message", message_in(message))
+    put(out, "timestamp", obj.get("timestamp"))
+    return out
+
+
+def artifact_in(value: Any) -> Any:
+    obj = as_obj(value)
+    if obj is None:
+        return value
+    out: dict[str, Any] = {}
+    put(out, "artifactId", pick(obj, "artifactId"))
+    put(out, "name", nonempty(obj.get("name")))
+    put(out, "description", nonempty(obj.get("description")))
+    put(out, "parts", map_list(obj.get("parts"), part_in))
+    put(out, "metadata", obj.get("metadata"))
+    put(out, "extensions", obj.get("extensions"))
+    return out
+
+
+def task_in(value: Any) -> Any:
+    obj = as_obj(value)
+    if obj is None:
+        return value
+    out: dict[str, Any] = {}
+    put(out, "id", obj.get("id"))
+    put(out, "contextId", pick(obj, "contextId"))
+    put(out, "status", status_in(obj.get("status")))
+    put(out, "artifacts", map_list(obj.get("artifacts"), artifact_in))
+    put(out, "history", map_list(obj.get("history"), message_in))
+    put(out, "metadata", obj.get("metadata"))
+    return out
+
+
+def _update_in(obj: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    put(out, "taskId", pick(obj, "taskId"))
+    put(out, "contextId", pick(obj, "contextId"))
+    put(out, "metadata", obj.get("metadata"))
+    return out
+
+
+_EVENT_MEMBERS = ("task", "message", "msg", "statusUpdate", "artifactUpdate")
+
+
+def event_in(value: Any) -> StreamEvent:
+    """A 0.3 ``StreamResponse`` -> the wrapped event."""
+    obj = as_obj(value)
+    if obj is None:
+        raise ValueError("a stream response must be a JSON object")
+    present = [m for m in _EVENT_MEMBERS if has(obj, m)]
+    if len(present) != 1:
+        raise ValueError(
+            "a stream response needs exactly one of task, message, statusUpdate, artifactUpdate"
+        )
+    member = present[0]
+    inner = pick(obj, member)
+    if member == "task":
+        return Task.model_validate(task_in(inner))
+    if member in ("message", "msg"):
+        return Message.model_validate(message_in(inner))
+    update = as_obj(inner)
+    if update is None:
+        raise ValueError(f"{member} must be an object")
+    out = _update_in(update)
+    if member == "statusUpdate":
+        put(out, "status", status_in(update.get("status")))
+        return TaskStatusUpdateEvent.model_validate(out)
+    put(out, "artifact", artifact_in(update.get("artifact")))
+    put(out, "append", update.get("append"))
+    put(out, "lastChunk", pick(update, "lastChunk"))
+    return TaskArtifactUpdateEvent.model_validate(out)
+
+
+def task_or_message_in(value: Any) -> Task | Message:
+    obj = as_obj(value)
+    if obj is None:
+        raise ValueError("a send response must be a JSON object")
+    if has(obj, "statusUpdate") or has(obj, "artifactUpdate"):
+        raise ValueError("a send response holds a task or a message")
+    event = event_in(obj)
+    assert isinstance(event, Task | Message)
+    return event
+
+
+def _push_in(value: Any) -> dict[str, Any]:
+    out = as_obj(push_in(value, proto=True))
+    if out is None:
+        raise ValueError("pushNotificationConfig must be an object")
+    return out
+
+
+def task_push_in(value: Any) -> Any:
+    """0.3 TaskPushNotificationConfig ``{name, pushNotificationConfig}`` -> the flat 1.0 dict."""
+    obj = as_obj(value)
+    if obj is None:
+        return value
+    found = _match(_CONFIG_NAME, pick(obj, "name"), "name")
+    out = _push_in(pick(obj, "pushNotificationConfig"))
+    out["taskId"] = found.group(1)
+    if "id" not in out and found.group(2):
+        out["id"] = found.group(2)
+    return out
+
+
+def _create_in(obj: dict[str, Any]) -> dict[str, Any]:
+    task_id = _match(_PARENT_NAME, pick(obj, "parent"), "parent").group(1)
+    body = obj
+    config = as_obj(pick(obj, "config"))
+    if config is not None:
+        body = config
+    if has(body, "pushNotificationConfig"):
+        out = _push_in(pick(body, "pushNotificationConfig"))
+    else:
+        out = _push_in(body)
+    if "id" not in out:
+        put(out, "id", nonempty(pick(obj, "configId")))
+    out["taskId"] = task_id
+    return out
+
+
+def _configuration_in(value: Any) -> Any:
+    obj = as_obj(value)
+    if obj is None:
+        return value
+    out: dict[str, Any] = {}
+    put(out, "acceptedOutputModes", pick(obj, "acceptedOutputModes"))
+    push = pick(obj, "pushNotification")
+    if push is None:
+        push = pick(obj, "pushNotificationConfig")
+    if push is not None:
+        out["taskPushNotificationConfig"] = _push_in(push)
+    put(out, "historyLength", nonempty(_zero_unset(pick(obj, "historyLength"))))
+    blocking = obj.get("blocking")
+    if blocking is None:
+        blocking = False
+    if not isinstance(blocking, bool):
+        raise ValueError("configuration.blocking must be a boolean")
+    out["returnImmediately"] = not blocking
+    return out
+
+
+def _zero_unset(value: Any) -> Any:
+    """Proto3 int32: 0 (or "0") is unset."""
+    if isinstance(value, bool):
+        return value
+    return None if value in (0, "0") else value
+
+
+def request_in(op: Operation, params: Any) -> dict[str, Any]:
+    """The 0.3 proto request dict (see the module docstring) -> the 1.0 request dict."""
+    obj = as_obj(params)
+    if obj is None:
+        if op is Operation.GET_EXTENDED_CARD and params is None:
+            return {}
+        raise InvalidParamsError("Invalid parameters: the request must be a JSON object")
+    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+        message = obj.get("message")
+        if message is None:
+            message = obj.get("request")
+        out: dict[str, Any] = {}
+        put(out, "message", message_in(message))
+        put(out, "configuration", _configuration_in(obj.get("configuration")))
+        put(out, "metadata", obj.get("metadata"))
+        return out
+    if op is Operation.GET_EXTENDED_CARD:
+        return {}
+    if op is Operation.CREATE_PUSH_CONFIG:
+        return _create_in(obj)
+    if op is Operation.LIST_PUSH_CONFIGS:
+        out = {"taskId": _match(_PARENT_NAME, obj.get("parent"), "parent").group(1)}
+        put(out, "pageSize", _zero_unset(pick(obj, "pageSize")))
+        put(out, "pageToken", nonempty(pick(obj, "pageToken")))
+        return out
+    if op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG):
+        found = _match(_CONFIG_NAME, obj.get("name"), "name")
+        return {"taskId": found.group(1), "id": found.group(2)}
+    task_id = _match(_TASK_NAME, obj.get("name"), "name").group(1)
+    if op is Operation.GET_TASK:
+        out = {"id": task_id}
+        put(out, "historyLength", _zero_unset(pick(obj, "historyLength")))
+        return out
+    if op in (Operation.CANCEL_TASK, Operation.SUBSCRIBE_TO_TASK):
+        return {"id": task_id}
+    raise MethodNotFoundError(_LIST_TASKS_MESSAGE)
+
+
+# --- the HTTP side of the dict ---------------------------------------------------
+
+
+class RestRequest(NamedTuple):
+    """One 0.3 HTTP+JSON call: method, path below the interface url, query, JSON body."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+
+
+def assemble_request(
+    op: Operation,
+    *,
+    task_id: str | None = None,
+    config_id: str | None = None,
+    query: Mapping[str, str] | None = None,
+    body: Any = None,
+) -> Any:
+    """Build the dict ``decode_request`` expects from a matched 0.3 route.
+
+    ``task_id`` / ``config_id`` are the decoded path parameters. Path values
+    override anything of the same name in the body. A body that is not an
+    object is passed on for the codec to reject.
+    """
+    query = query or {}
+    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+        return body
+    if op is Operation.GET_EXTENDED_CARD:
+        return {}
+    tid = task_id or ""
+    if op is Operation.CREATE_PUSH_CONFIG:
+        out: dict[str, Any] = {"config": body}
+        if isinstance(body, dict) and ("parent" in body or "config" in body):
+            out = dict(body)  # pyright: ignore[reportUnknownArgumentType]
+        out["parent"] = f"tasks/{tid}"
+        return out
+    if op is Operation.LIST_PUSH_CONFIGS:
+        out = {"parent": f"tasks/{tid}"}
+        for key in ("pageSize", "pageToken"):
+            if key in query:
+                out[key] = query[key]
+        return out
+    if op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG):
+        return {"name": f"tasks/{tid}/pushNotificationConfigs/{config_id or ''}"}
+    out = {"name": f"tasks/{tid}"}
+    if op is Operation.GET_TASK and "historyLength" in query:
+        out["historyLength"] = query["historyLength"]
+    return out
+
+
+_ROUTES: dict[Operation, tuple[str, str]] = {
+    Operation.SEND_MESSAGE: ("POST", "/v1/message:send"),
+    Operation.SEND_STREAMING_MESSAGE: ("POST", "/v1/message:stream"),
+    Operation.GET_TASK: ("GET", "/v1/tasks/{task}"),
+    Operation.CANCEL_TASK: ("POST", "/v1/tasks/{task}:cancel"),
+    Operation.SUBSCRIBE_TO_TASK: ("POST", "/v1/tasks/{task}:subscribe"),
+    Operation.CREATE_PUSH_CONFIG: ("POST", "/v1/tasks/{task}/pushNotificationConfigs"),
+    Operation.GET_PUSH_CONFIG: ("GET", "/v1/tasks/{task}/pushNotificationConfigs/{config}"),
+    Operation.LIST_PUSH_CONFIGS: ("GET", "/v1/tasks/{task}/pushNotificationConfigs"),
+    Operation.DELETE_PUSH_CONFIG: ("DELETE", "/v1/tasks/{task}/pushNotificationConfigs/{config}"),
+    Operation.GET_EXTENDED_CARD: ("GET", "/v1/card"),
+}
+
+
+def split_request(op: Operation, value: dict[str, Any]) -> RestRequest:
+    """The inverse of ``assemble_request``: ``encode_request``'s dict -> the HTTP call.
+
+    Subscribe uses POST (the spec text and most SDKs); a client may retry
+    with GET on 405, as the 0.3 proto declares GET.
+    """
+    route = _ROUTES.get(op)
+    if route is None:
+        raise UnsupportedOperationError(_LIST_TASKS_MESSAGE)
+    method, template = route
+    task = config = ""
+    query: dict[str, str] = {}
+    body: Any = None
+    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+        body = value
+    elif op is Operation.CREATE_PUSH_CONFIG:
+        task = _match(_PARENT_NAME, value.get("parent"), "parent").group(1)
+        body = value
+    elif op is Operation.LIST_PUSH_CONFIGS:
+        task = _match(_PARENT_NAME, value.get("parent"), "parent").group(1)
+        query = {k: str(value[k]) for k in ("pageSize", "pageToken") if k in value}
+    elif op in (Operation.GET_PUSH_CONFIG, Operation.DELETE_PUSH_CONFIG):
+        found = _match(_CONFIG_NAME, value.get("name"), "name")
+        task, config = found.group(1), found.group(2)
+    elif op is not Operation.GET_EXTENDED_CARD:
+        task = _match(_TASK_NAME, value.get("name"), "name").group(1)
+        if "historyLength" in value:
+            query["historyLength"] = str(value["historyLength"])
+        if op is Operation.CANCEL_TASK:
+            body = {}
+    path = template.format(task=quote(task, safe=""), config=quote(config, safe=""))
+    return RestRequest(method, path, query, body)
+
+
+class V03RestCodec(Codec):
+    """A2A 0.3 HTTP+JSON (ProtoJSON of the 0.3 proto ``a2a.v1``)."""
+
+    version: ClassVar[str] = "0.3"
+    binding: ClassVar[str] = "HTTP+JSON"
+
+    # server side ----------------------------------------------------------
+    def decode_request(self, op: Operation, params: Any) -> BaseModel:
+        if op is Operation.LIST_TASKS:
+            raise MethodNotFoundError(_LIST_TASKS_MESSAGE)
+        data = guard(InvalidParamsError, "Invalid parameters", lambda: request_in(op, params))
+        return self._validate(REQUEST_TYPES[op], data)
+
+    def encode_result(self, op: Operation, result: Any) -> Any:
+        if op is Operation.LIST_TASKS:
+            raise UnsupportedOperationError(_LIST_TASKS_MESSAGE)
+        if op is Operation.SEND_MESSAGE or op.streaming:
+            return event_out(result)
+        if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
+            return task_out(result)
+        if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
+            return task_push_out(result)
+        if op is Operation.LIST_PUSH_CONFIGS:
+            response = (
+                result
+                if isinstance(result, ListTaskPushNotificationConfigsResponse)
+                else ListTaskPushNotificationConfigsResponse(configs=list(result))
+            )
+            out: dict[str, Any] = {"configs": [task_push_out(c) for c in response.configs]}
+            put(out, "nextPageToken", nonempty(response.next_page_token))
+            return out
+        if op is Operation.DELETE_PUSH_CONFIG:
+            return {}
+        return self.encode_card(result)
+
+    # client side ----------------------------------------------------------
+    def encode_request(self, op: Operation, request: BaseModel) -> Any:
+        return request_out(op, request)
+
+    def decode_result(self, op: Operation, value: Any) -> Any:
+        if op is Operation.LIST_TASKS:
+            raise UnsupportedOperationError(_LIST_TASKS_MESSAGE)
+        if op is Operation.DELETE_PUSH_CONFIG:
+            return None
+        if op is Operation.GET_EXTENDED_CARD:
+            return self.decode_card(value)
+        return guard(
+            InvalidAgentResponseError,
+            "Malformed result from agent",
+            lambda: self._result_in(op, value),
+        )
+
+    def _result_in(self, op: Operation, value: Any) -> Any:
+        if op is Operation.SEND_MESSAGE:
+            return task_or_message_in(value)
+        if op.streaming:
+            return event_in(value)
+        if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
+            return Task.model_validate(task_in(value))
+        if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
+            return TaskPushNotificationConfig.model_validate(task_push_in(value))
+        obj = as_obj(value)
+        if obj is None:
+            raise ValueError("a list response must be a JSON object")
+        out: dict[str, Any] = {"configs": map_list(obj.get("configs", []), task_push_in)}
+        put(out, "nextPageToken", pick(obj, "nextPageToken"))
+        return ListTaskPushNotificationConfigsResponse.model_validate(out)
+
+    # both sides -----------------------------------------------------------
+    def encode_event(self, event: StreamEvent) -> Any:
+        return event_out(event)
+
+    def decode_event(self, value: Any) -> StreamEvent:
+        return guard(
+            InvalidAgentResponseError,
+            "Malformed stream event from agent",
+            lambda: event_in(value),
+        )
+
+    def encode_card(self, card: AgentCard) -> Any:
+        return card_out(card, proto=True)
+
+    def decode_card(self, value: Any) -> AgentCard:
+        return guard(
+            InvalidAgentResponseError,
+            "Malformed agent card",
+            lambda: AgentCard.model_validate(card_in(value)),
+        )
+
+    def encode_error(self, error: A2AError) -> dict[str, Any]:
+        return encode_jsonrpc_error_v03(error)
+
+    def decode_error(self, value: Any) -> A2AError:
+        return decode_jsonrpc_error(value)

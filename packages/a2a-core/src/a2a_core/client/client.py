@@ -1,0 +1,705 @@
+"""A2AClient: every A2A operation against one agent, over any transport.
+
+    async with await A2AClient.connect("https://agent.example.com") as client:
+        reply = await client.send("What is the weather in Paris?")
+        if reply.needs_input:
+            reply = await client.send("Tomorrow", task=reply)
+        print(reply.text)
+
+``connect`` discovers the card, picks the interface (1.0 before 0.3,
+JSON-RPC or HTTP+JSON) and builds the transport; ``for_endpoint`` skips
+discovery; ``in_process`` calls a local service without HTTP. Results are
+the internal models (Task, Message, ...) and errors the typed A2AError
+subclasses the agent raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from datetime import datetime
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self, cast
+
+import httpx
+from pydantic import BaseModel
+
+from ..errors import InvalidAgentResponseError
+from ..types import (
+    AgentCard,
+    AgentInterface,
+    AuthenticationInfo,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    Part,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    StreamEvent,
+    SubscribeToTaskRequest,
+    Task,
+    TaskPushNotificationConfig,
+    TaskState,
+    new_id,
+)
+from ..wire._json import DEFAULT_LIMITS, DecodeLimits
+from ..wire.operations import Operation
+from .discovery import DEFAULT_CARD_LIMITS, CardCache, CardLimits, CardResolver
+from .interfaces import DEFAULT_VERSIONS, select_interface
+from .results import SendResult, TaskTracker, settles
+from .transports._http import HttpSettings
+from .transports.base import CallOptions, ClientTransport, EventIterator
+
+if TYPE_CHECKING:
+    from ..server.context import Principal
+    from .transports.inprocess import LocalService
+
+__all__ = ["A2AClient", "Content", "EventStream", "TaskRef"]
+
+Content = str | Message | Part | Sequence[Part]
+"""What can be sent: text, a message, a part or parts."""
+
+TaskRef = SendResult | Task | Message | str
+"""A task to act on: a result, a task, a message of the task, or its id."""
+
+
+def _task_id(ref: TaskRef) -> str:
+    if isinstance(ref, str):
+        return ref
+    if isinstance(ref, SendResult):
+        found = ref.task_id
+    elif isinstance(ref, Task):
+        found = ref.id
+    else:
+        found = ref.task_id
+    if not found:
+        raise ValueError("This reference carries no task id (a message reply has no task)")
+    return found
+
+
+def _context_id(ref: TaskRef) -> str | None:
+    if isinstance(ref, str):
+        return None
+    if isinstance(ref, SendResult):
+        return ref.context_id
+    return ref.context_id or None
+
+
+def _state(ref: TaskRef) -> TaskState | None:
+    if isinstance(ref, SendResult):
+        return ref.state
+    if isinstance(ref, Task):
+        return ref.status.state
+    return None
+
+
+def _to_message(content: Content) -> Message:
+    if isinstance(content, Message):
+        return content
+    if isinstance(content, str):
+        return Message(message_id=new_id(), role=Role.USER, parts=[Part(text=content)])
+    if isinstance(content, Part):
+        return Message(message_id=new_id(), role=Role.USER, parts=[content])
+    return Message(message_id=new_id(), role=Role.USER, parts=list(content))
+
+
+class EventStream:
+    """The events of a streaming send or subscribe, as an async iterator.
+
+    It keeps the task up to date as events arrive (``task``, ``text``), ends
+    after the event that settles the task (terminal, input-required, or a
+    message reply), and releases the connection when it ends, on ``aclose``
+    or when used as ``async with``. ``result()`` drains it.
+    """
+
+    def __init__(self, opener: Callable[[], Awaitable[EventIterator]]) -> None:
+        self._opener = opener
+        self._events: EventIterator | None = None
+        self._done = False
+        self._tracker = TaskTracker()
+
+    async def __aenter__(self) -> Self:
+        await self._open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __aiter__(self) -> Self:
+        return self
+
+    async def _open(self) -> EventIterator:
+        if self._events is None:
+            self._events = await self._opener()
+        return self._events
+
+    async def __anext__(self) -> StreamEvent:
+        if self._done:
+            raise StopAsyncIteration
+        try:
+            events = await self._open()
+            event = await events.__anext__()
+        except BaseException:
+            await self.aclose()
+            raise
+        self._tracker.apply(event)
+        if settles(event):
+            await self.aclose()
+        return event
+
+    async def aclose(self) -> None:
+        """Stop reading and release the connection (idempotent)."""
+        self._done = True
+        events, self._events = self._events, None
+        if events is not None:
+            await events.aclose()
+
+    @property
+    def task(self) -> Task | None:
+        """The task as the events so far describe it."""
+        return self._tracker.task
+
+    @property
+    def message(self) -> Message | None:
+        """The agent's direct reply, if it answered with a message."""
+        return self._tracker.message
+
+    @property
+    def text(self) -> str:
+        current = self._tracker.result()
+        return current.text if current is not None else ""
+
+    async def result(self) -> SendResult:
+        """Read to the end; the message reply or the final task."""
+        async for _ in self:
+            pass
+        current = self._tracker.result()
+        if current is None:
+            raise InvalidAgentResponseError("The agent's stream ended without any event")
+        return current
+
+
+class A2AClient:
+    """A client of one A2A agent."""
+
+    def __init__(
+        self,
+        transport: ClientTransport,
+        *,
+        card: AgentCard | None = None,
+        interface: AgentInterface | None = None,
+        extensions: Sequence[str] = (),
+        closers: Sequence[Callable[[], Awaitable[None]]] = (),
+    ) -> None:
+        self.transport = transport
+        self.card = card
+        self.interface = interface
+        self.tenant = interface.tenant if interface is not None and interface.tenant else None
+        self.extensions = tuple(extensions)
+        self._closers = [transport.aclose, *closers]
+        self._default_options = CallOptions(extensions=self.extensions) if extensions else None
+
+    # -- construction ---------------------------------------------------------------
+    @classmethod
+    async def connect(
+        cls,
+        url: str | None = None,
+        *,
+        card: AgentCard | None = None,
+        card_url: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+        timeout: float | None = 60.0,  # noqa: ASYNC109 - the HTTP timeout of later calls
+        stream_timeout: float | None = None,
+        preferred_versions: Sequence[str] = DEFAULT_VERSIONS,
+        preferred_bindings: Sequence[str] | None = None,
+        extensions: Sequence[str] = (),
+        http_client: httpx.AsyncClient | None = None,
+        card_cache: CardCache | None = None,
+        card_limits: CardLimits = DEFAULT_CARD_LIMITS,
+        response_limits: DecodeLimits = DEFAULT_LIMITS,
+    ) -> A2AClient:
+        """Discover the agent at ``url`` (or use ``card``) and connect to its best interface.
+
+        ``headers`` / ``auth`` apply to every request, the card fetch included.
+        A given ``http_client`` is used as is and left open on ``aclose``.
+        """
+        owns_http = http_client is None
+        http = _http_client(http_client, headers, auth)
+        try:
+            base_url: str | None = None
+            if card is None:
+                resolver = CardResolver(
+                    http,
+                    cache=card_cache,
+                    limits=card_limits,
+                    headers=dict(headers or {}) if not owns_http else None,
+                )
+                card = await resolver.resolve(url, card_url=card_url)
+                base_url = resolver.last_url
+            interface = select_interface(
+                card,
+                preferred_versions=preferred_versions,
+                preferred_bindings=preferred_bindings,
+                base_url=base_url,
+            )
+            settings = HttpSettings(
+                timeout=timeout,
+                stream_timeout=stream_timeout,
+                limits=response_limits,
+                headers=dict(headers or {}) if not owns_http else {},
+            )
+            transport = _http_transport(interface, http, settings)
+        except BaseException:
+            if owns_http:
+                await http.aclose()
+            raise
+        closers = [http.aclose] if owns_http else []
+        return cls(
+            transport, card=card, interface=interface, extensions=extensions, closers=closers
+        )
+
+    @classmethod
+    def for_endpoint(
+        cls,
+        url: str,
+        *,
+        binding: str = "JSONRPC",
+        version: str = "1.0",
+        tenant: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+        timeout: float | None = 60.0,
+        stream_timeout: float | None = None,
+        extensions: Sequence[str] = (),
+        http_client: httpx.AsyncClient | None = None,
+        response_limits: DecodeLimits = DEFAULT_LIMITS,
+        card: AgentCard | None = None,
+    ) -> A2AClient:
+        """A client of a known endpoint, without fetching the card."""
+        interface = AgentInterface(
+            url=url, protocol_binding=binding, protocol_version=version, tenant=tenant
+        )
+        interface = select_interface(
+            AgentCard(name=url, description="", version="", supported_interfaces=[interface]),
+            preferred_versions=(version,),
+            preferred_bindings=(binding,),
+        )
+        owns_http = http_client is None
+        http = _http_client(http_client, headers, auth)
+        settings = HttpSettings(
+            timeout=timeout,
+            stream_timeout=stream_timeout,
+            limits=response_limits,
+            headers=dict(headers or {}) if not owns_http else {},
+        )
+        transport = _http_transport(interface, http, settings)
+        closers = [http.aclose] if owns_http else []
+        return cls(
+            transport, card=card, interface=interface, extensions=extensions, closers=closers
+        )
+
+    @classmethod
+    def in_process(
+        cls,
+        service: LocalService,
+        *,
+        version: str = "1.0",
+        principal: Principal | None = None,
+        headers: Mapping[str, str] | None = None,
+        extensions: Sequence[str] = (),
+        tenant: str | None = None,
+    ) -> A2AClient:
+        """A client calling ``service`` (an ``A2AService``) directly, without HTTP."""
+        from .transports.inprocess import InProcessTransport
+
+        transport = InProcessTransport(
+            service, version=version, principal=principal, headers=headers
+        )
+        card = getattr(service, "card", None)
+        interface = AgentInterface(
+            url="inprocess:", protocol_binding="INPROCESS", protocol_version=version, tenant=tenant
+        )
+        return cls(
+            transport,
+            card=card if isinstance(card, AgentCard) else None,
+            interface=interface,
+            extensions=extensions,
+        )
+
+    # -- facts ----------------------------------------------------------------------
+    @property
+    def version(self) -> str:
+        """The protocol version in use ("1.0" or "0.3")."""
+        return self.transport.version
+
+    @property
+    def binding(self) -> str:
+        """The binding in use ("JSONRPC", "HTTP+JSON", "INPROCESS")."""
+        return self.transport.binding
+
+    @property
+    def can_cancel_in_flight(self) -> bool:
+        return self.transport.can_cancel_in_flight
+
+    @property
+    def concurrent_calls(self) -> bool:
+        return self.transport.concurrent_calls
+
+    @property
+    def supports_streaming(self) -> bool:
+        """Whether the agent's card declares streaming (True when no card is known)."""
+        if self.card is None:
+            return True
+        return bool(self.card.capabilities.streaming)
+
+    # -- low level ------------------------------------------------------------------
+    async def call(
+        self, op: Operation, request: BaseModel, options: CallOptions | None = None
+    ) -> Any:
+        """Run any unary operation with a ready request model."""
+        return await self.transport.call(op, request, options or self._default_options)
+
+    def open_stream(
+        self, op: Operation, request: BaseModel, options: CallOptions | None = None
+    ) -> EventStream:
+        """Run any streaming operation with a ready request model."""
+        options = options or self._default_options
+        return EventStream(lambda: self.transport.open_stream(op, request, options))
+
+    # -- sending --------------------------------------------------------------------
+    def build_request(
+        self,
+        content: Content,
+        *,
+        task: TaskRef | None = None,
+        reply_to: TaskRef | None = None,
+        context_id: str | None = None,
+        blocking: bool = True,
+        history_length: int | None = None,
+        accepted_output_modes: Sequence[str] | None = None,
+        push_config: TaskPushNotificationConfig | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> SendMessageRequest:
+        """The SendMessageRequest ``send`` and ``stream`` use (exposed for custom calls).
+
+        ``task`` continues that task (its taskId and contextId). ``reply_to``
+        does the same while the task can continue, and for a finished task
+        starts a new task in its context that references it.
+        """
+        message = _to_message(content)
+        update: dict[str, Any] = {}
+        ref = task if task is not None else reply_to
+        if ref is not None:
+            state = _state(ref)
+            follow_up = task is None and state is not None and state.is_terminal
+            ref_context = _context_id(ref)
+            if follow_up:
+                if self._can_reference:
+                    update["reference_task_ids"] = [
+                        *message.reference_task_ids,
+                        _task_id(ref),
+                    ]
+            elif not message.task_id:
+                update["task_id"] = _task_id(ref)
+            if ref_context and not message.context_id:
+                update["context_id"] = ref_context
+        if context_id is not None:
+            update["context_id"] = context_id
+        if update:
+            message = message.model_copy(update=update)
+        configuration: SendMessageConfiguration | None = None
+        if (
+            not blocking
+            or history_length is not None
+            or accepted_output_modes
+            or push_config is not None
+        ):
+            configuration = SendMessageConfiguration(
+                accepted_output_modes=list(accepted_output_modes or []),
+                task_push_notification_config=push_config,
+                history_length=history_length,
+                return_immediately=not blocking,
+            )
+        return SendMessageRequest(
+            tenant=self.tenant,
+            message=message,
+            configuration=configuration,
+            metadata=dict(metadata) if metadata else None,
+        )
+
+    @property
+    def _can_reference(self) -> bool:
+        # 0.3 HTTP+JSON messages have no referenceTaskIds.
+        return not (self.version == "0.3" and self.binding == "HTTP+JSON")
+
+    async def send(
+        self,
+        content: Content,
+        *,
+        task: TaskRef | None = None,
+        reply_to: TaskRef | None = None,
+        context_id: str | None = None,
+        blocking: bool = True,
+        history_length: int | None = None,
+        accepted_output_modes: Sequence[str] | None = None,
+        push_config: TaskPushNotificationConfig | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> SendResult:
+        """Send a message; the agent's task or message reply.
+
+        ``blocking`` (the default) waits until the task finishes or needs
+        input; ``blocking=False`` returns as soon as the task exists.
+        """
+        request = self.build_request(
+            content,
+            task=task,
+            reply_to=reply_to,
+            context_id=context_id,
+            blocking=blocking,
+            history_length=history_length,
+            accepted_output_modes=accepted_output_modes,
+            push_config=push_config,
+            metadata=metadata,
+        )
+        result = await self.transport.call(Operation.SEND_MESSAGE, request, self._default_options)
+        return SendResult(cast(Task | Message, result))
+
+    async def send_text(self, text: str, **kwargs: Any) -> str:
+        """Send ``text`` and return the answer's text (for quick, single-turn use)."""
+        return (await self.send(text, **kwargs)).text
+
+    def stream(
+        self,
+        content: Content,
+        *,
+        task: TaskRef | None = None,
+        reply_to: TaskRef | None = None,
+        context_id: str | None = None,
+        history_length: int | None = None,
+        accepted_output_modes: Sequence[str] | None = None,
+        push_config: TaskPushNotificationConfig | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> EventStream:
+        """Send a message and iterate over the events of its handling.
+
+        async for event in client.stream("Summarize this"):
+            ...
+        """
+        request = self.build_request(
+            content,
+            task=task,
+            reply_to=reply_to,
+            context_id=context_id,
+            history_length=history_length,
+            accepted_output_modes=accepted_output_modes,
+            push_config=push_config,
+            metadata=metadata,
+        )
+        return self.open_stream(Operation.SEND_STREAMING_MESSAGE, request, self._default_options)
+
+    # -- tasks ----------------------------------------------------------------------
+    async def get_task(self, task: TaskRef, *, history_length: int | None = None) -> Task:
+        """The task as the agent knows it now."""
+        task_id = _task_id(task)
+        request = GetTaskRequest(tenant=self.tenant, id=task_id, history_length=history_length)
+        result = await self.transport.call(Operation.GET_TASK, request, self._default_options)
+        return _same_task(cast(Task, result), task_id)
+
+    async def list_tasks(
+        self,
+        *,
+        context_id: str | None = None,
+        status: TaskState | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        history_length: int | None = None,
+        status_timestamp_after: datetime | None = None,
+        include_artifacts: bool | None = None,
+    ) -> ListTasksResponse:
+        """One page of tasks, newest status first (1.0 only)."""
+        request = ListTasksRequest(
+            tenant=self.tenant,
+            context_id=context_id,
+            status=status,
+            page_size=page_size,
+            page_token=page_token,
+            history_length=history_length,
+            status_timestamp_after=status_timestamp_after,
+            include_artifacts=include_artifacts,
+        )
+        result = await self.transport.call(Operation.LIST_TASKS, request, self._default_options)
+        return cast(ListTasksResponse, result)
+
+    async def iter_tasks(
+        self,
+        *,
+        context_id: str | None = None,
+        status: TaskState | None = None,
+        page_size: int | None = None,
+        history_length: int | None = None,
+        status_timestamp_after: datetime | None = None,
+        include_artifacts: bool | None = None,
+    ) -> AsyncIterator[Task]:
+        """Every matching task, page after page."""
+        token: str | None = None
+        seen: set[str] = set()
+        while True:
+            page = await self.list_tasks(
+                context_id=context_id,
+                status=status,
+                page_size=page_size,
+                page_token=token,
+                history_length=history_length,
+                status_timestamp_after=status_timestamp_after,
+                include_artifacts=include_artifacts,
+            )
+            for item in page.tasks:
+                yield item
+            token = page.next_page_token
+            if not token:
+                return
+            if token in seen:
+                raise InvalidAgentResponseError("The agent repeated a page token while listing")
+            seen.add(token)
+
+    async def cancel(self, task: TaskRef) -> Task:
+        """Ask the agent to cancel the task; the task as it is afterwards."""
+        task_id = _task_id(task)
+        request = CancelTaskRequest(tenant=self.tenant, id=task_id)
+        result = await self.transport.call(Operation.CANCEL_TASK, request, self._default_options)
+        return _same_task(cast(Task, result), task_id)
+
+    def subscribe(self, task: TaskRef) -> EventStream:
+        """Follow a task's events: the current task first, then its updates."""
+        request = SubscribeToTaskRequest(tenant=self.tenant, id=_task_id(task))
+        return self.open_stream(Operation.SUBSCRIBE_TO_TASK, request, self._default_options)
+
+    # -- push notification configs ------------------------------------------------------
+    async def create_push_config(
+        self,
+        task: TaskRef,
+        url_or_config: str | TaskPushNotificationConfig,
+        *,
+        token: str | None = None,
+        authentication: AuthenticationInfo | None = None,
+        config_id: str | None = None,
+    ) -> TaskPushNotificationConfig:
+        """Have the agent POST the task's updates to a webhook."""
+        task_id = _task_id(task)
+        if isinstance(url_or_config, TaskPushNotificationConfig):
+            config = url_or_config.model_copy(update={"task_id": task_id, "tenant": self.tenant})
+        else:
+            config = TaskPushNotificationConfig(
+                tenant=self.tenant,
+                id=config_id,
+                task_id=task_id,
+                url=url_or_config,
+                token=token,
+                authentication=authentication,
+            )
+        result = await self.transport.call(
+            Operation.CREATE_PUSH_CONFIG, config, self._default_options
+        )
+        return cast(TaskPushNotificationConfig, result)
+
+    async def get_push_config(self, task: TaskRef, config_id: str) -> TaskPushNotificationConfig:
+        request = GetTaskPushNotificationConfigRequest(
+            tenant=self.tenant, task_id=_task_id(task), id=config_id
+        )
+        result = await self.transport.call(
+            Operation.GET_PUSH_CONFIG, request, self._default_options
+        )
+        return cast(TaskPushNotificationConfig, result)
+
+    async def list_push_configs(
+        self,
+        task: TaskRef,
+        *,
+        page_size: int | None = None,
+        page_token: str | None = None,
+    ) -> ListTaskPushNotificationConfigsResponse:
+        request = ListTaskPushNotificationConfigsRequest(
+            tenant=self.tenant, task_id=_task_id(task), page_size=page_size, page_token=page_token
+        )
+        result = await self.transport.call(
+            Operation.LIST_PUSH_CONFIGS, request, self._default_options
+        )
+        return cast(ListTaskPushNotificationConfigsResponse, result)
+
+    async def delete_push_config(self, task: TaskRef, config_id: str) -> None:
+        request = DeleteTaskPushNotificationConfigRequest(
+            tenant=self.tenant, task_id=_task_id(task), id=config_id
+        )
+        await self.transport.call(Operation.DELETE_PUSH_CONFIG, request, self._default_options)
+
+    # -- cards ----------------------------------------------------------------------
+    async def get_extended_card(self) -> AgentCard:
+        """The authenticated extended card; it replaces ``card`` for this client."""
+        request = GetExtendedAgentCardRequest(tenant=self.tenant)
+        result = await self.transport.call(
+            Operation.GET_EXTENDED_CARD, request, self._default_options
+        )
+        card = cast(AgentCard, result)
+        self.card = card
+        return card
+
+    # -- lifecycle ------------------------------------------------------------------
+    async def aclose(self) -> None:
+        """Close the transport and any HTTP client this client created."""
+        closers, self._closers = self._closers, []
+        for close in closers:
+            await close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _same_task(task: Task, task_id: str) -> Task:
+    if task.id != task_id:
+        raise InvalidAgentResponseError(
+            f"Asked about task {task_id!r}, the agent answered about {task.id[:64]!r}"
+        )
+    return task
+
+
+def _http_client(
+    given: httpx.AsyncClient | None, headers: Mapping[str, str] | None, auth: httpx.Auth | None
+) -> httpx.AsyncClient:
+    if given is None:
+        return httpx.AsyncClient(headers=dict(headers or {}), auth=auth)
+    if auth is not None:
+        raise ValueError("Configure auth on the http_client you pass (auth= is for our own client)")
+    return given
+
+
+def _http_transport(
+    interface: AgentInterface, http: httpx.AsyncClient, settings: HttpSettings
+) -> ClientTransport:
+    from .transports.jsonrpc import JsonRpcTransport
+    from .transports.rest import RestTransport
+
+    version = interface.protocol_version
+    if interface.protocol_binding == "HTTP+JSON":
+        return RestTransport(interface.url, version=version, http=http, settings=settings)
+    return JsonRpcTransport(interface.url, version=version, http=http, settings=settings)

@@ -1,0 +1,308 @@
+"""Finding an agent's card: derive its URL, fetch it within bounds, cache it politely.
+
+- The card lives at the origin of the agent's URL:
+  ``/.well-known/agent-card.json``, then the legacy ``/.well-known/agent.json``
+  (0.2 agents, still common) when the first answers 404.
+- The card is untrusted input: the body is read as a stream and the read
+  stops at ``max_bytes``; JSON depth, string lengths, array lengths and the
+  number of skills and interfaces are bounded; 1.0, 0.3 and hybrid cards are
+  validated into the internal model.
+- Caching follows HTTP: ``max-age`` keeps a card fresh without a request;
+  after that an ``ETag`` / ``Last-Modified`` makes the refresh conditional,
+  and a 304 reuses the cached card. ``no-store`` is honoured.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+import httpx
+
+from ..errors import A2AError, InvalidAgentResponseError
+from ..types import AgentCard
+from ..wire._json import DecodeLimits
+from ..wire.hybrid import card_from_any
+from .errors import A2AConnectionError, A2ATimeoutError
+from .transports._http import error_from_response, parse_json, read_bounded
+
+__all__ = [
+    "CARD_PATH",
+    "LEGACY_CARD_PATH",
+    "CachedCard",
+    "CardCache",
+    "CardLimits",
+    "CardNotFoundError",
+    "CardResolver",
+    "card_urls",
+    "check_card",
+]
+
+CARD_PATH = "/.well-known/agent-card.json"
+LEGACY_CARD_PATH = "/.well-known/agent.json"
+_MAX_AGE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)\"?", re.IGNORECASE)
+
+
+class CardNotFoundError(InvalidAgentResponseError):
+    """No agent card at any of the places it may be published."""
+
+    default_message = "No agent card found"
+
+
+@dataclass(frozen=True, slots=True)
+class CardLimits:
+    """Bounds applied to a fetched card (it comes from a party we do not control)."""
+
+    max_bytes: int = 1024 * 1024
+    max_depth: int = 24
+    max_string_length: int = 16 * 1024
+    max_array_length: int = 1024
+    max_skills: int = 256
+    max_interfaces: int = 32
+
+
+DEFAULT_CARD_LIMITS = CardLimits()
+
+
+def card_urls(agent_url: str) -> list[str]:
+    """Where to look for the card of the agent at ``agent_url``, in order.
+
+    A URL that already points into ``/.well-known/`` is taken as the card URL.
+    """
+    parts = urlsplit(agent_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"Not an http(s) URL: {agent_url!r}")
+    if "/.well-known/" in parts.path:
+        return [agent_url]
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return [origin + CARD_PATH, origin + LEGACY_CARD_PATH]
+
+
+def _check_json(value: Any, limits: CardLimits) -> None:
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if len(node) > limits.max_string_length:
+                raise InvalidAgentResponseError(
+                    f"Agent card has a string of {len(node)} characters "
+                    f"(limit {limits.max_string_length})"
+                )
+        elif isinstance(node, dict):
+            obj = cast(dict[str, Any], node)
+            if len(obj) > limits.max_array_length:
+                raise InvalidAgentResponseError(
+                    f"Agent card has an object of {len(obj)} members "
+                    f"(limit {limits.max_array_length})"
+                )
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(node, list):
+            items = cast(list[Any], node)
+            if len(items) > limits.max_array_length:
+                raise InvalidAgentResponseError(
+                    f"Agent card has a list of {len(items)} items (limit {limits.max_array_length})"
+                )
+            stack.extend(items)
+
+
+def check_card(card: AgentCard, limits: CardLimits = DEFAULT_CARD_LIMITS) -> AgentCard:
+    """Refuse a card with more skills or interfaces than ``limits`` allow."""
+    if len(card.skills) > limits.max_skills:
+        raise InvalidAgentResponseError(
+            f"Agent card lists {len(card.skills)} skills (limit {limits.max_skills})"
+        )
+    if len(card.supported_interfaces) > limits.max_interfaces:
+        raise InvalidAgentResponseError(
+            f"Agent card lists {len(card.supported_interfaces)} interfaces "
+            f"(limit {limits.max_interfaces})"
+        )
+    return card
+
+
+def parse_card(body: bytes, limits: CardLimits = DEFAULT_CARD_LIMITS) -> AgentCard:
+    """Bounded bytes -> a validated card (1.0, 0.3 or hybrid)."""
+    value = parse_json(body, DecodeLimits(max_bytes=limits.max_bytes, max_depth=limits.max_depth))
+    _check_json(value, limits)
+    return check_card(card_from_any(value), limits)
+
+
+@dataclass(frozen=True, slots=True)
+class CachedCard:
+    """A card and what is needed to keep it fresh."""
+
+    card: AgentCard
+    url: str
+    etag: str | None
+    last_modified: str | None
+    expires_at: float
+    """Clock time until which the card is used without asking the server."""
+
+
+class CardCache:
+    """A bounded in-memory card cache keyed by card URL (least recently used evicted)."""
+
+    def __init__(self, max_entries: int = 256, clock: Callable[[], float] = time.monotonic) -> None:
+        if max_entries <= 0:
+            raise ValueError("max_entries must be > 0")
+        self.max_entries = max_entries
+        self.clock = clock
+        self._entries: OrderedDict[str, CachedCard] = OrderedDict()
+
+    def get(self, url: str) -> CachedCard | None:
+        entry = self._entries.get(url)
+        if entry is not None:
+            self._entries.move_to_end(url)
+        return entry
+
+    def put(self, entry: CachedCard) -> None:
+        self._entries[entry.url] = entry
+        self._entries.move_to_end(entry.url)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+
+    def discard(self, url: str) -> None:
+        self._entries.pop(url, None)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+def _freshness(headers: httpx.Headers) -> tuple[bool, float]:
+    """(may store, seconds fresh) from Cache-Control / Age."""
+    control = headers.get("cache-control", "")
+    lowered = control.lower()
+    if "no-store" in lowered:
+        return False, 0.0
+    if "no-cache" in lowered:
+        return True, 0.0
+    found = _MAX_AGE.search(control)
+    if found is None:
+        return True, 0.0
+    age = headers.get("age", "0")
+    seconds = int(found.group(1)) - (int(age) if age.isdigit() else 0)
+    return True, float(max(0, seconds))
+
+
+class CardResolver:
+    """Fetches agent cards over HTTP with bounds, legacy fallback and conditional requests."""
+
+    def __init__(
+        self,
+        http: httpx.AsyncClient | None = None,
+        *,
+        cache: CardCache | None = None,
+        limits: CardLimits = DEFAULT_CARD_LIMITS,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 10.0,
+    ) -> None:
+        self._owns_http = http is None
+        self.http = http if http is not None else httpx.AsyncClient()
+        self.cache = cache if cache is not None else CardCache()
+        self.limits = limits
+        self.headers = dict(headers or {})
+        self.timeout = timeout
+        self.last_url: str | None = None
+        """The URL the last resolved card came from (base for relative interface URLs)."""
+
+    async def resolve(
+        self, agent_url: str | None = None, *, card_url: str | None = None, refresh: bool = False
+    ) -> AgentCard:
+        """The card of the agent at ``agent_url`` (or the card at ``card_url``).
+
+        ``refresh`` ignores freshness and asks the server (still conditionally).
+        """
+        if card_url is not None:
+            candidates = [card_url]
+        elif agent_url is not None:
+            candidates = card_urls(agent_url)
+        else:
+            raise ValueError("Give the agent's URL or its card's URL")
+        statuses: list[str] = []
+        for url in candidates:
+            card = await self.fetch(url, refresh=refresh)
+            if card is not None:
+                return card
+            statuses.append(url)
+        raise CardNotFoundError(f"No agent card at {' or '.join(statuses)} (HTTP 404)")
+
+    async def fetch(self, url: str, *, refresh: bool = False) -> AgentCard | None:
+        """The card at ``url``; None when the server says there is none (404 / 410)."""
+        cached = self.cache.get(url)
+        now = self.cache.clock()
+        if cached is not None and not refresh and now < cached.expires_at:
+            self.last_url = url
+            return cached.card
+        headers = {"Accept": "application/json", **self.headers}
+        if cached is not None:
+            if cached.etag:
+                headers["If-None-Match"] = cached.etag
+            if cached.last_modified:
+                headers["If-Modified-Since"] = cached.last_modified
+        request = self.http.build_request(
+            "GET", url, headers=headers, timeout=httpx.Timeout(self.timeout)
+        )
+        try:
+            response = await self.http.send(request, stream=True, follow_redirects=True)
+        except httpx.TimeoutException as exc:
+            raise A2ATimeoutError(f"The agent card at {url} did not arrive in time") from exc
+        except httpx.HTTPError as exc:
+            raise A2AConnectionError(
+                f"Could not fetch the agent card at {url}: {type(exc).__name__}"
+            ) from exc
+        status = response.status_code
+        if status == 304 and cached is not None:
+            await response.aclose()
+            may_store, seconds = _freshness(response.headers)
+            entry = CachedCard(
+                cached.card,
+                url,
+                response.headers.get("etag", cached.etag),
+                response.headers.get("last-modified", cached.last_modified),
+                self.cache.clock() + seconds,
+            )
+            if may_store:
+                self.cache.put(entry)
+            else:
+                self.cache.discard(url)
+            self.last_url = url
+            return cached.card
+        if status in (404, 410):
+            await response.aclose()
+            self.cache.discard(url)
+            return None
+        body = await read_bounded(response, self.limits.max_bytes)
+        if not 200 <= status < 300:
+            error = error_from_response(status, body, DecodeLimits())
+            raise _card_error(error, url, status)
+        card = parse_card(body, self.limits)
+        may_store, seconds = _freshness(response.headers)
+        if may_store:
+            self.cache.put(
+                CachedCard(
+                    card,
+                    url,
+                    response.headers.get("etag"),
+                    response.headers.get("last-modified"),
+                    self.cache.clock() + seconds,
+                )
+            )
+        else:
+            self.cache.discard(url)
+        self.last_url = url
+        return card
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self.http.aclose()
+
+
+def _card_error(error: A2AError, url: str, status: int) -> A2AError:
+    error.message = f"Fetching the agent card at {url} failed (HTTP {status}): {error.message}"
+    error.args = (error.message,)
+    return error

@@ -1,0 +1,145 @@
+"""What both HTTP transports share: sending, bounded reading, SSE frames, error mapping."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ...errors import A2AError, InvalidAgentResponseError
+from ...wire._json import DEFAULT_LIMITS, DecodeLimits, loads
+from ...wire.errors_wire import decode_rest_error
+from ..errors import A2AConnectionError, A2ATimeoutError
+from ..sse import SSEParser
+from .base import CallOptions
+
+__all__ = [
+    "HttpSettings",
+    "error_from_response",
+    "parse_json",
+    "read_bounded",
+    "request_headers",
+    "send",
+    "sse_values",
+]
+
+VERSION_HEADER = "A2A-Version"
+
+
+@dataclass(frozen=True, slots=True)
+class HttpSettings:
+    """Timeouts and bounds of an HTTP transport."""
+
+    timeout: float | None = 60.0
+    """Seconds for a unary call (None: wait as long as the agent takes)."""
+    stream_timeout: float | None = None
+    """Seconds between two stream events (None: streams may idle indefinitely)."""
+    connect_timeout: float = 10.0
+    limits: DecodeLimits = DEFAULT_LIMITS
+    """Response size and JSON nesting bounds (``max_bytes`` bounds one body or one event)."""
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    """Headers sent with every call (e.g. authentication)."""
+
+
+def request_headers(
+    base: dict[str, str], version: str, options: CallOptions | None, accept: str | None = None
+) -> dict[str, str]:
+    """The headers of one call: the transport's, the version's, the call's."""
+    headers = dict(base)
+    if accept is not None:
+        headers["Accept"] = accept
+    if options is not None:
+        if options.extensions:
+            name = "A2A-Extensions" if version != "0.3" else "X-A2A-Extensions"
+            headers[name] = ",".join(options.extensions)
+        if options.headers:
+            headers.update(options.headers)
+    return headers
+
+
+def timeout_for(settings: HttpSettings, options: CallOptions | None, stream: bool) -> httpx.Timeout:
+    seconds = options.timeout if options is not None and options.timeout is not None else None
+    if seconds is None:
+        seconds = settings.stream_timeout if stream else settings.timeout
+    return httpx.Timeout(seconds, connect=min(settings.connect_timeout, seconds or 1e9))
+
+
+async def send(http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+    """Send, mapping network failures to our error types; the body is left unread."""
+    try:
+        return await http.send(request, stream=True)
+    except httpx.TimeoutException as exc:
+        raise A2ATimeoutError(f"The agent at {request.url} did not answer in time") from exc
+    except httpx.HTTPError as exc:
+        raise A2AConnectionError(
+            f"Could not reach the agent at {request.url}: {type(exc).__name__}"
+        ) from exc
+
+
+async def read_bounded(response: httpx.Response, limit: int) -> bytes:
+    """The whole body, refusing more than ``limit`` bytes (stops reading early)."""
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        await response.aclose()
+        raise InvalidAgentResponseError(
+            f"The agent's response of {declared} bytes exceeds the limit of {limit} bytes"
+        )
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise InvalidAgentResponseError(
+                    f"The agent's response exceeds the limit of {limit} bytes"
+                )
+            chunks.append(chunk)
+    except httpx.TimeoutException as exc:
+        raise A2ATimeoutError("The agent did not finish its answer in time") from exc
+    except httpx.HTTPError as exc:
+        raise A2AConnectionError(
+            f"The connection broke while reading the answer: {type(exc).__name__}"
+        ) from exc
+    finally:
+        await response.aclose()
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def parse_json(body: bytes | str, limits: DecodeLimits) -> Any:
+    """Untrusted JSON from the agent; garbage is InvalidAgentResponseError."""
+    try:
+        return loads(body, limits)
+    except A2AError as exc:
+        raise InvalidAgentResponseError(f"The agent sent invalid JSON: {exc.message}") from None
+
+
+def error_from_response(status: int, body: bytes, limits: DecodeLimits) -> A2AError:
+    """The typed error of a non-success HTTP answer (JSON error body or bare status)."""
+    value: Any = None
+    if body:
+        try:
+            value = loads(body, limits)
+        except A2AError:
+            value = None
+    return decode_rest_error(status, value)
+
+
+def is_event_stream(response: httpx.Response) -> bool:
+    return response.headers.get("content-type", "").startswith("text/event-stream")
+
+
+async def sse_values(response: httpx.Response, limits: DecodeLimits) -> AsyncIterator[Any]:
+    """The JSON value of each ``data`` event of an SSE response, in order."""
+    parser = SSEParser(limits.max_bytes)
+    try:
+        async for chunk in response.aiter_bytes():
+            for event in parser.feed(chunk):
+                yield parse_json(event.data, limits)
+    except httpx.TimeoutException as exc:
+        raise A2ATimeoutError("The agent's stream went quiet for too long") from exc
+    except httpx.HTTPError as exc:
+        raise A2AConnectionError(f"The stream broke: {type(exc).__name__}") from exc
+    finally:
+        await response.aclose()

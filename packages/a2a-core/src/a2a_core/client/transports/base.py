@@ -1,0 +1,77 @@
+"""The transport contract: one A2A operation in, the internal result (or typed error) out.
+
+A transport owns one binding of one protocol version at one endpoint. It
+takes internal request models, speaks the wire, validates what comes back
+and returns internal models; every failure is an ``A2AError`` subclass.
+Streaming operations are opened with ``open_stream``, which raises errors
+before returning, like ``A2AService.open_stream`` does, so callers handle
+errors at one place whatever the transport.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from ...types import StreamEvent
+from ...wire.operations import Operation
+
+__all__ = ["CallOptions", "ClientTransport", "EventIterator"]
+
+EventIterator = AsyncGenerator[StreamEvent, None]
+"""An open stream of events; ``aclose()`` ends it and releases the connection."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallOptions:
+    """Per-call additions: extra headers, a timeout, extensions to activate."""
+
+    headers: Mapping[str, str] | None = None
+    timeout: float | None = None
+    """Seconds for this call (streams: to open and between events)."""
+    extensions: tuple[str, ...] = ()
+    """Extension URIs to activate (``A2A-Extensions`` header; 0.3: ``X-A2A-Extensions``)."""
+
+
+@runtime_checkable
+class ClientTransport(Protocol):
+    """One endpoint, one binding, one protocol version."""
+
+    @property
+    def version(self) -> str:
+        """The protocol version spoken: "1.0" or "0.3"."""
+        ...
+
+    @property
+    def binding(self) -> str:
+        """ "JSONRPC", "HTTP+JSON" or "INPROCESS"."""
+        ...
+
+    @property
+    def can_cancel_in_flight(self) -> bool:
+        """Whether cancelling the awaiting asyncio task stops the call at the peer too."""
+        ...
+
+    @property
+    def concurrent_calls(self) -> bool:
+        """Whether several calls may be awaited at once on this transport."""
+        ...
+
+    async def call(
+        self, op: Operation, request: BaseModel, options: CallOptions | None = None
+    ) -> Any:
+        """Run a unary operation; the internal result (see ``wire.RESULT_TYPES``)."""
+        ...
+
+    async def open_stream(
+        self, op: Operation, request: BaseModel, options: CallOptions | None = None
+    ) -> EventIterator:
+        """Start a streaming operation; errors are raised here, before the first event."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections (a transport given a shared HTTP client leaves it open)."""
+        ...

@@ -1,0 +1,185 @@
+"""The JSON-RPC 2.0 binding over HTTP, in A2A 1.0 or 0.3.
+
+Every answer is checked before it is believed: ``jsonrpc`` is "2.0", the id
+is the one sent, exactly one of ``result`` / ``error`` is present, and the
+result has the operation's shape (the codec's ``decode_result``). Errors
+come back as the same A2AError subclasses the agent's server raised.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+from typing import Any, cast
+
+import httpx
+from pydantic import BaseModel
+
+from ...errors import InvalidAgentResponseError, UnsupportedOperationError
+from ...wire._json import dumps
+from ...wire.codec import Codec
+from ...wire.operations import Operation
+from ...wire.v03 import V03JsonRpcCodec
+from ...wire.v10 import V10Codec
+from ._http import (
+    VERSION_HEADER,
+    HttpSettings,
+    error_from_response,
+    is_event_stream,
+    parse_json,
+    read_bounded,
+    request_headers,
+    send,
+    sse_values,
+    timeout_for,
+)
+from ._streams import peeked, single
+from .base import CallOptions, EventIterator
+
+__all__ = ["JsonRpcTransport"]
+
+_EVENT_STREAM = "text/event-stream"
+
+
+def codec_for(version: str) -> Codec:
+    if version == "1.0":
+        return V10Codec()
+    if version == "0.3":
+        return V03JsonRpcCodec()
+    raise ValueError(f"Unsupported A2A protocol version {version!r} (expected 1.0 or 0.3)")
+
+
+class JsonRpcTransport:
+    """JSON-RPC requests to one URL; SSE for the streaming operations."""
+
+    binding = "JSONRPC"
+    can_cancel_in_flight = True
+    concurrent_calls = True
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        version: str = "1.0",
+        http: httpx.AsyncClient | None = None,
+        settings: HttpSettings | None = None,
+    ) -> None:
+        self.url = url
+        self.version = version
+        self.settings = settings or HttpSettings()
+        self._codec = codec_for(version)
+        self._owns_http = http is None
+        self._http = http if http is not None else httpx.AsyncClient()
+        self._ids = itertools.count(1)
+        headers = {"Content-Type": "application/json", **self.settings.headers}
+        if version != "0.3":
+            headers[VERSION_HEADER] = version
+        self._headers = headers
+        self._limits = self.settings.limits
+
+    def _method(self, op: Operation) -> str:
+        method = op.method(self.version)
+        if method is None:
+            raise UnsupportedOperationError(f"{op.value} has no A2A {self.version} JSON-RPC method")
+        return method
+
+    def _build(
+        self, op: Operation, request: BaseModel, options: CallOptions | None, stream: bool
+    ) -> tuple[int, httpx.Request]:
+        method = self._method(op)
+        params = self._codec.encode_request(op, request)
+        request_id = next(self._ids)
+        envelope: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            envelope["params"] = params
+        http_request = self._http.build_request(
+            "POST",
+            self.url,
+            content=dumps(envelope),
+            headers=request_headers(
+                self._headers, self.version, options, _EVENT_STREAM if stream else None
+            ),
+            timeout=timeout_for(self.settings, options, stream),
+        )
+        return request_id, http_request
+
+    async def call(
+        self, op: Operation, request: BaseModel, options: CallOptions | None = None
+    ) -> Any:
+        request_id, http_request = self._build(op, request, options, stream=False)
+        response = await send(self._http, http_request)
+        body = await read_bounded(response, self._limits.max_bytes)
+        if not 200 <= response.status_code < 300:
+            raise self._http_error(response.status_code, body)
+        result = self._unwrap(parse_json(body, self._limits), request_id)
+        return self._codec.decode_result(op, result)
+
+    async def open_stream(
+        self, op: Operation, request: BaseModel, options: CallOptions | None = None
+    ) -> EventIterator:
+        request_id, http_request = self._build(op, request, options, stream=True)
+        response = await send(self._http, http_request)
+        if not 200 <= response.status_code < 300:
+            body = await read_bounded(response, self._limits.max_bytes)
+            raise self._http_error(response.status_code, body)
+        if not is_event_stream(response):
+            # A plain JSON-RPC answer: an error, or (leniently) a single result.
+            body = await read_bounded(response, self._limits.max_bytes)
+            result = self._unwrap(parse_json(body, self._limits), request_id)
+            return single(self._codec.decode_event(result))
+        events = self._events(sse_values(response, self._limits), request_id)
+        return await peeked(events)
+
+    async def _events(self, values: AsyncIterator[Any], request_id: int) -> EventIterator:
+        try:
+            async for value in values:
+                yield self._codec.decode_event(self._unwrap(value, request_id))
+        finally:
+            await cast(Any, values).aclose()
+
+    def _http_error(self, status: int, body: bytes) -> Exception:
+        """A JSON-RPC error sent with a non-2xx status, or an error by HTTP status."""
+        try:
+            value = parse_json(body, self._limits) if body else None
+        except InvalidAgentResponseError:
+            value = None
+        if isinstance(value, dict):
+            envelope = cast(dict[str, Any], value)
+            if "error" in envelope and envelope.get("jsonrpc") == "2.0":
+                return self._codec.decode_error(envelope["error"])
+        return error_from_response(status, body, self._limits)
+
+    def _unwrap(self, value: Any, request_id: int) -> Any:
+        """Validate a JSON-RPC response envelope; its result, or raise its error."""
+        if not isinstance(value, dict):
+            raise InvalidAgentResponseError("The agent's JSON-RPC response is not an object")
+        envelope = cast(dict[str, Any], value)
+        if envelope.get("jsonrpc") != "2.0":
+            raise InvalidAgentResponseError('The agent\'s JSON-RPC response lacks "jsonrpc": "2.0"')
+        has_result = "result" in envelope
+        error = envelope.get("error")
+        if has_result == (error is not None):
+            raise InvalidAgentResponseError(
+                "The agent's JSON-RPC response must hold exactly one of result or error"
+            )
+        answered = envelope.get("id", _MISSING)
+        if error is not None:
+            if answered is not None and not _same_id(answered, request_id):
+                raise InvalidAgentResponseError(
+                    "The agent's JSON-RPC error answers a different request id"
+                )
+            raise self._codec.decode_error(error)
+        if not _same_id(answered, request_id):
+            raise InvalidAgentResponseError("The agent's JSON-RPC response has the wrong id")
+        return envelope["result"]
+
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+
+_MISSING = object()
+
+
+def _same_id(answered: Any, request_id: int) -> bool:
+    return type(answered) is int and answered == request_id

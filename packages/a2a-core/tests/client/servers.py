@@ -1,0 +1,206 @@
+"""Real servers on loopback for the client tests: the official SDK's, and tiny raw ASGI apps.
+
+Each server runs uvicorn in a thread with its own event loop, so a module-
+scoped server outlives the per-test loops of pytest-asyncio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import uvicorn
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def running(app: Any, port: int | None = None, startup_timeout: float = 10.0) -> Iterator[str]:
+    """Serve ``app`` on 127.0.0.1 in a background thread; yields the base URL."""
+    port = port or free_port()
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", access_log=False
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + startup_timeout
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            server.should_exit = True
+            raise RuntimeError("test server did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+# --- the official SDK's server --------------------------------------------------------
+
+
+def sdk_app(port: int, *, v03: bool) -> Any:
+    """An a2a-sdk 1.x server (JSON-RPC at /, REST at /rest) with a small scripted agent.
+
+    By the text of the first message: "hello X" answers "Echo: hello X" as a task
+    artifact; "reply X" answers with a Message; "ask" pauses for input and
+    then greets the answer; "slow" works until canceled; "chunks" streams
+    three artifact chunks.
+    """
+    from a2a.server.agent_execution import AgentExecutor, RequestContext
+    from a2a.server.events import EventQueue
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.routes import (
+        create_agent_card_routes,
+        create_jsonrpc_routes,
+        create_rest_routes,
+    )
+    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+    from a2a.types import (
+        AgentCapabilities,
+        AgentCard,
+        AgentInterface,
+        AgentSkill,
+        Message,
+        Part,
+        Role,
+        Task,
+        TaskState,
+        TaskStatus,
+    )
+    from starlette.applications import Starlette
+
+    class ScriptedAgent(AgentExecutor):
+        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+            text = context.get_user_input()
+            task_id, context_id = context.task_id or "", context.context_id or ""
+            if text.startswith("reply") and context.current_task is None:
+                await event_queue.enqueue_event(
+                    Message(
+                        role=Role.ROLE_AGENT,
+                        message_id=f"m-{task_id}",
+                        context_id=context_id,
+                        parts=[Part(text=f"Reply: {text}")],
+                    )
+                )
+                return
+            current = context.current_task
+            if current is None:
+                await event_queue.enqueue_event(
+                    Task(
+                        id=task_id,
+                        context_id=context_id,
+                        status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                        history=[context.message] if context.message else [],
+                    )
+                )
+            updater = TaskUpdater(event_queue, task_id, context_id)
+            if current is not None and current.status.state == TaskState.TASK_STATE_INPUT_REQUIRED:
+                await updater.add_artifact([Part(text=f"Hello, {text}")], name="greeting")
+                await updater.complete()
+                return
+            if text == "ask":
+                await updater.requires_input(
+                    updater.new_agent_message([Part(text="What is your name?")])
+                )
+                return
+            await updater.start_work()
+            if text == "slow":
+                await asyncio.sleep(30)
+                return
+            if text == "chunks":
+                for i in range(3):
+                    await updater.add_artifact(
+                        [Part(text=f"c{i}")],
+                        artifact_id="out",
+                        append=i > 0,
+                        last_chunk=i == 2,
+                    )
+                await updater.complete()
+                return
+            await updater.add_artifact([Part(text=f"Echo: {text}")], name="echo")
+            await updater.complete()
+
+        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+            await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
+
+    base = f"http://127.0.0.1:{port}"
+    interfaces = [
+        AgentInterface(url=base + "/", protocol_binding="JSONRPC", protocol_version="1.0"),
+        AgentInterface(url=base + "/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
+    ]
+    if v03:
+        interfaces += [
+            AgentInterface(url=base + "/", protocol_binding="JSONRPC", protocol_version="0.3"),
+            AgentInterface(
+                url=base + "/rest", protocol_binding="HTTP+JSON", protocol_version="0.3"
+            ),
+        ]
+    card = AgentCard(
+        name="SDK scripted agent",
+        description="The official SDK serving a scripted agent for client tests",
+        version="1.0.0",
+        supported_interfaces=interfaces,
+        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="echo", name="Echo", description="Echoes", tags=["echo"])],
+    )
+    handler = DefaultRequestHandler(
+        agent_executor=ScriptedAgent(), task_store=InMemoryTaskStore(), agent_card=card
+    )
+    routes = [
+        *create_agent_card_routes(card),
+        *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=v03),
+        *create_rest_routes(handler, enable_v0_3_compat=v03, path_prefix="/rest"),
+    ]
+    return Starlette(routes=routes)
+
+
+# --- raw ASGI helpers ---------------------------------------------------------------------
+
+
+async def read_body(receive: Receive) -> bytes:
+    body = b""
+    while True:
+        message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return body
+
+
+async def respond(
+    send: Send,
+    status: int,
+    body: bytes,
+    headers: list[tuple[bytes, bytes]] | None = None,
+    content_type: bytes = b"application/json",
+) -> None:
+    all_headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    all_headers += headers or []
+    await send({"type": "http.response.start", "status": status, "headers": all_headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()

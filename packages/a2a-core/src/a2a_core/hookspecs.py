@@ -1,0 +1,117 @@
+"""The hooks a2a_core plugins implement (pluggy project ``"a2a_core"``).
+
+Every hook is synchronous and runs at configuration time (startup), never per
+request or per streamed chunk: what a request needs is composed once into
+plain async calls (one ``authenticate``, one task observer). A plugin is a
+module or object with functions decorated ``@hookimpl`` and named after a hook
+below; it is found through the ``a2a_core`` entry-point group::
+
+    [project.entry-points.a2a_core]
+    my-plugin = "my_package.plugin"
+
+``docs/plugins/hooks.md`` documents each hook with an example. Adding a hook is
+a minor release; changing or removing one is a major release announced first
+with ``warn_on_impl``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .adapters import AdapterRegistrar, ResolvedAgent, TaskStoreRegistrar
+    from .auth import AuthBackendRegistrar
+    from .types import AgentCard, Task, TaskState
+
+__all__ = ["PROJECT", "hookimpl", "hookspec"]
+
+PROJECT = "a2a_core"
+"""The pluggy project name, also the entry-point group plugins register under."""
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+"""Decorate a plugin's hook functions with this (``@hookimpl``, ``@hookimpl(tryfirst=True)``)."""
+
+
+@hookspec
+def a2a_register_adapters(register: AdapterRegistrar) -> None:
+    """Register agent adapters by name, e.g. ``register("langchain", LangChainAdapter())``.
+
+    Called once per configuration (``resolve_agent``/``configure_service``), so
+    the adapter can be chosen explicitly (``adapter="langchain"``, the CLI's
+    ``--adapter``). Every plugin's registrations are collected; two plugins
+    registering the same name is a ``PluginError`` naming both.
+    """
+
+
+@hookspec(firstresult=True)
+def a2a_adapt_agent(agent: Any, options: Mapping[str, Any]) -> ResolvedAgent | None:
+    """Is this foreign agent object yours? Return a ``ResolvedAgent`` or None.
+
+    Called once when an object is served without naming an adapter
+    (``serve(obj)``, ``a2a serve module:obj``). The first non-None answer
+    wins, so answer None quickly for objects you do not know (check types
+    without importing heavy frameworks when possible); a more specific plugin
+    can use ``@hookimpl(tryfirst=True)``. Plain async functions, async
+    generators and ``AgentExecutor`` instances need no plugin. Must not be
+    ``async def``: a coroutine would count as an answer.
+    """
+
+
+@hookspec
+def a2a_register_task_stores(register: TaskStoreRegistrar) -> None:
+    """Register task store factories by URL scheme: ``register("sqlite", factory)``.
+
+    ``factory(url) -> TaskStore`` is called when a store is opened by URL
+    (``open_task_store("sqlite:///tasks.db")``); it must be cheap and must
+    not do I/O (connect lazily, on first use). ``memory`` is a built-in
+    plugin. Two plugins registering the same scheme is a ``PluginError``.
+    """
+
+
+@hookspec
+def a2a_agent_card(card: AgentCard, options: Mapping[str, Any]) -> AgentCard | None:
+    """Adjust the agent card: return a modified copy (``card.model_copy(update=...)``) or None.
+
+    Called once when a service is configured, after the adapter's defaults
+    and the auth backends' security schemes are in the card. Every plugin
+    runs, in call order (``tryfirst`` first, then the most recently
+    registered first); each sees the card as left by the previous one.
+    """
+
+
+@hookspec
+def a2a_register_auth_backends(register: AuthBackendRegistrar) -> None:
+    """Register auth backend factories by name: ``register("jwt", factory)``.
+
+    ``factory(options) -> AuthBackend | None`` builds a backend from the
+    server options, or returns None when the options do not configure it.
+    Called at startup; the configured backends are composed into one
+    ``authenticate(headers)`` (the first principal wins) and each adds its
+    security scheme to the card.
+    """
+
+
+@hookspec
+def a2a_lifespan(app: Any) -> AbstractAsyncContextManager[object] | None:
+    """Return an async context manager to run for the server's lifetime, or None.
+
+    Called at startup with the ASGI app; the context managers are entered in
+    call order before the first request and exited in reverse at shutdown
+    (open connection pools, start metrics exporters, flush on exit).
+    """
+
+
+@hookspec
+def a2a_task_transition(task: Task, old: TaskState | None, new: TaskState) -> None:
+    """Observe a task's state change (audit, metrics): notify only, return nothing.
+
+    Called on the event path each time a task's state actually changes
+    (never for artifacts or same-state updates), after the change is stored.
+    It must be cheap and must not block: hand slow work to a queue. An
+    exception is logged and does not affect the task.
+    """

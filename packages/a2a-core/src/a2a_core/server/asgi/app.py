@@ -1,0 +1,254 @@
+"""The A2A ASGI application: card, JSON-RPC and HTTP+JSON over one ``A2AService``.
+
+Plain ASGI (no framework): it runs under any ASGI server and mounts inside
+Starlette or FastAPI (``app.mount("/agent", a2a_app)``; the host app then
+owns the lifespan, so enter ``a2a_app.lifespan()`` from it). Dispatch is a
+comparison or two on the path; everything per-app (codecs, the encoded card,
+extension sets) is prepared here, once.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any
+
+from ...errors import A2AError, HttpStatusMapping, InternalError
+from ...types import AgentCard
+from ...wire import DEFAULT_LIMITS, Codec, DecodeLimits, V10Codec, dumps
+from ..service import A2AService, ConfigurationError
+from .card_route import CARD_PATHS, CardDocument, card_document
+from .edge import Authenticate, Edge
+from .http import Receive, Scope, Send, header_map, send_bytes
+from .jsonrpc import JsonRpcEndpoint
+from .rest import RestEndpoint
+from .sse import SseConfig
+
+__all__ = ["A2AApp", "Lifespan", "create_app"]
+
+logger = logging.getLogger("a2a_core.server.asgi")
+
+_MEDIA_TYPES = ("application/json", "application/a2a+json")
+
+Lifespan = Callable[["A2AApp"], AbstractAsyncContextManager[Any]]
+"""Extra startup/shutdown work: ``lifespan(app)`` is entered at startup, exited at shutdown."""
+
+
+class A2AApp:
+    """An ASGI app serving one A2A service. Build it with ``create_app``."""
+
+    def __init__(
+        self,
+        service: A2AService,
+        *,
+        card: AgentCard | None = None,
+        jsonrpc_path: str | None = "/",
+        rest: bool = True,
+        rest_prefix: str = "",
+        http_status_mapping: HttpStatusMapping | str = HttpStatusMapping.V1_0_1,
+        rest_content_type: str = "application/json",
+        max_body_bytes: int | None = None,
+        limits: DecodeLimits = DEFAULT_LIMITS,
+        card_max_age: int = 300,
+        authenticate: Authenticate | None = None,
+        require_auth: bool | None = None,
+        sse_ping_interval: float | None = 15.0,
+        sse_send_timeout: float | None = 30.0,
+        lifespan: Lifespan | None = None,
+    ) -> None:
+        if rest_content_type not in _MEDIA_TYPES:
+            raise ConfigurationError(f"rest_content_type must be one of {', '.join(_MEDIA_TYPES)}")
+        if jsonrpc_path is not None and not jsonrpc_path.startswith("/"):
+            raise ConfigurationError("jsonrpc_path must start with '/'")
+        if rest_prefix and (not rest_prefix.startswith("/") or rest_prefix.endswith("/")):
+            raise ConfigurationError("rest_prefix must start with '/' and not end with '/'")
+        body_limit = max_body_bytes if max_body_bytes is not None else limits.max_bytes
+        if body_limit <= 0:
+            raise ConfigurationError("max_body_bytes must be > 0")
+        mapping = HttpStatusMapping(http_status_mapping)
+        self.service = service
+        self._extra_lifespan = lifespan
+        self.card = card if card is not None else service.card
+        self.edge = Edge.build(
+            service,
+            self.card,
+            limits=limits,
+            max_body_bytes=body_limit,
+            sse=SseConfig(sse_ping_interval, sse_send_timeout),
+            authenticate=authenticate,
+            require_auth=require_auth,
+        )
+        if self.edge.require_auth and authenticate is None:
+            raise ConfigurationError(
+                "The agent card declares security but no authenticate hook was given "
+                "(pass authenticate=..., or require_auth=False when a proxy authenticates)"
+            )
+        from ...wire.v03 import V03JsonRpcCodec
+        from ...wire.v03_rest import V03RestCodec
+
+        v10: Codec = V10Codec(limits)
+        codecs: dict[str, Codec] = {"1.0": v10, "0.3": V03JsonRpcCodec(limits)}
+        self.jsonrpc_path = jsonrpc_path
+        self.rest_prefix = rest_prefix
+        self._jsonrpc = JsonRpcEndpoint(self.edge, codecs) if jsonrpc_path is not None else None
+        self._rest = (
+            RestEndpoint(
+                self.edge,
+                v10,
+                V03RestCodec(limits),
+                mapping=mapping,
+                content_type=rest_content_type,
+            )
+            if rest
+            else None
+        )
+        self.card_document = CardDocument(
+            card_document(self.card), max_age=card_max_age, modified_at=time.time()
+        )
+        self._not_found = dumps(
+            {"error": {"code": 404, "status": "NOT_FOUND", "message": "Not found"}}
+        )
+
+    # -- ASGI -----------------------------------------------------------------------
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind != "http":
+            if kind == "lifespan":
+                await self._lifespan(receive, send)
+            return  # websockets are not part of A2A: the server closes them
+        path: str = scope["path"]
+        root: str = scope.get("root_path", "")
+        if root and path.startswith(root):
+            path = path[len(root) :] or "/"
+        try:
+            if path == self.jsonrpc_path and self._jsonrpc is not None:
+                await self._jsonrpc(scope, receive, send)
+            elif path in CARD_PATHS:
+                await self._card(scope, send)
+            elif self._rest is not None and (
+                not self.rest_prefix or path.startswith(self.rest_prefix + "/")
+            ):
+                await self._rest(scope, receive, send, path[len(self.rest_prefix) :])
+            else:
+                await send_bytes(send, 404, self._not_found, b"application/json")
+        except OSError as exc:
+            # The connection went away under us (the server raises on send):
+            # nothing left to answer.
+            logger.debug("response not delivered: %r", exc)
+        except A2AError as exc:  # pragma: no cover - the endpoints answer their own errors
+            logger.error("unhandled A2A error at the edge: %r", exc)
+        except Exception:  # pragma: no cover - last resort: never let a request crash the server
+            logger.exception("request failed")
+            try:
+                body = dumps({"error": {"code": 500, "message": InternalError().message}})
+                await send_bytes(send, 500, body, b"application/json")
+            except Exception:
+                pass
+
+    async def _card(self, scope: Scope, send: Send) -> None:
+        method = scope["method"]
+        if method not in ("GET", "HEAD"):
+            body = dumps({"error": {"code": 405, "message": "The agent card is read-only"}})
+            await send_bytes(send, 405, body, b"application/json", [(b"allow", b"GET, HEAD")])
+            return
+        await self.card_document.respond(send, header_map(scope["headers"]), head=method == "HEAD")
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        """The ASGI lifespan protocol: ``startup`` enters ``lifespan()``, ``shutdown`` exits it."""
+        manager = self.lifespan()
+        while True:
+            message = await receive()
+            kind = message["type"]
+            if kind == "lifespan.startup":
+                try:
+                    await manager.__aenter__()
+                except Exception as exc:
+                    logger.exception("starting the A2A app failed")
+                    await send({"type": "lifespan.startup.failed", "message": repr(exc)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif kind == "lifespan.shutdown":
+                try:
+                    await manager.__aexit__(None, None, None)
+                except Exception as exc:
+                    logger.exception("closing the A2A service failed")
+                    await send({"type": "lifespan.shutdown.failed", "message": repr(exc)})
+                else:
+                    await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    @asynccontextmanager
+    async def lifespan(self) -> AsyncGenerator[A2AApp]:
+        """Startup and shutdown, for servers and for host apps that mount this one.
+
+        Enters the ``lifespan`` option (plugin lifespans), and on the way out
+        closes the service (cancels running agents, stops push delivery,
+        closes the store), then exits that option.
+        """
+        async with AsyncExitStack() as stack:
+            if self._extra_lifespan is not None:
+                await stack.enter_async_context(self._extra_lifespan(self))
+            try:
+                yield self
+            finally:
+                await self.service.aclose()
+
+
+def create_app(
+    service: A2AService,
+    *,
+    card: AgentCard | None = None,
+    jsonrpc_path: str | None = "/",
+    rest: bool = True,
+    rest_prefix: str = "",
+    http_status_mapping: HttpStatusMapping | str = HttpStatusMapping.V1_0_1,
+    rest_content_type: str = "application/json",
+    max_body_bytes: int | None = None,
+    limits: DecodeLimits = DEFAULT_LIMITS,
+    card_max_age: int = 300,
+    authenticate: Authenticate | None = None,
+    require_auth: bool | None = None,
+    sse_ping_interval: float | None = 15.0,
+    sse_send_timeout: float | None = 30.0,
+    lifespan: Lifespan | None = None,
+) -> A2AApp:
+    """The ASGI app for ``service``.
+
+    - ``card``: the card to publish (default ``service.card``); its interface
+      URLs should say where this app is served (``serve`` fills them in).
+    - ``jsonrpc_path``: where JSON-RPC is answered (None: no JSON-RPC).
+    - ``rest`` / ``rest_prefix``: the HTTP+JSON routes, below ``rest_prefix``.
+    - ``http_status_mapping``: HTTP statuses of 1.0 HTTP+JSON errors
+      ("1.0.1", the default, or "1.0.0", which the conformance kit expects).
+    - ``rest_content_type``: "application/json" (default) or "application/a2a+json".
+    - ``max_body_bytes`` (default ``limits.max_bytes``, 10 MiB) and ``limits``
+      (JSON depth, parts, history): bounds on what a client can send.
+    - ``card_max_age``: ``Cache-Control: max-age`` of the card, in seconds.
+    - ``authenticate``: ``async (scope, headers) -> Principal | None``. When
+      the card declares security (``require_auth`` None derives it from the
+      card), None means 401.
+    - ``sse_ping_interval`` / ``sse_send_timeout``: keep-alive comments on
+      silent streams, and how long a client may stop reading before it is
+      dropped (None disables either).
+    - ``lifespan``: ``lifespan(app)`` -> async context manager entered at
+      startup (e.g. ``plugins.plugin_lifespan(pm, app)``).
+    """
+    return A2AApp(
+        service,
+        card=card,
+        jsonrpc_path=jsonrpc_path,
+        rest=rest,
+        rest_prefix=rest_prefix,
+        http_status_mapping=http_status_mapping,
+        rest_content_type=rest_content_type,
+        max_body_bytes=max_body_bytes,
+        limits=limits,
+        card_max_age=card_max_age,
+        authenticate=authenticate,
+        require_auth=require_auth,
+        sse_ping_interval=sse_ping_interval,
+        sse_send_timeout=sse_send_timeout,
+        lifespan=lifespan,
+    )

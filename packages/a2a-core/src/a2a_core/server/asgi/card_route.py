@@ -1,0 +1,96 @@
+"""The public agent card at the well-known paths, serialized once, with HTTP caching.
+
+The document is the hybrid card (the 1.0 card plus the 0.3 top-level fields,
+see ``wire.hybrid``) so clients of either version can read it. It is encoded
+once; each request is a dictionary lookup, an optional conditional check and
+one send. ``ETag`` is a strong validator (a hash of the exact bytes),
+``Last-Modified`` the time the app was built; ``If-None-Match`` wins over
+``If-Modified-Since`` (RFC 9110 §13.2.2).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from email.utils import formatdate, parsedate_to_datetime
+from typing import Any
+
+from ...types import AgentCard
+from ...wire import dumps
+from .http import Send
+
+__all__ = ["CARD_PATHS", "CardDocument"]
+
+CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+"""The current well-known path and the legacy (0.2) one; both serve the same document."""
+
+
+def card_document(card: AgentCard) -> dict[str, Any]:
+    """The JSON document published for ``card`` (hybrid when it lists 0.3 interfaces)."""
+    from ...wire.hybrid import hybrid_card
+
+    return hybrid_card(card)
+
+
+class CardDocument:
+    """The encoded card and its caching headers."""
+
+    __slots__ = ("_headers", "_not_modified", "body", "etag", "last_modified", "modified_at")
+
+    def __init__(
+        self, document: Any, *, max_age: int = 300, modified_at: float | None = None
+    ) -> None:
+        if max_age < 0:
+            raise ValueError("max_age must be >= 0")
+        self.body = dumps(document)
+        self.modified_at = int(modified_at if modified_at is not None else time.time())
+        self.etag = '"' + hashlib.sha256(self.body).hexdigest()[:32] + '"'
+        self.last_modified = formatdate(self.modified_at, usegmt=True)
+        caching = [
+            (b"cache-control", f"public, max-age={max_age}".encode()),
+            (b"etag", self.etag.encode()),
+            (b"last-modified", self.last_modified.encode()),
+        ]
+        self._headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(self.body)).encode()),
+            *caching,
+        ]
+        self._not_modified = caching
+
+    def is_fresh(self, headers: dict[str, str]) -> bool:
+        """Whether the client's cached copy is current (answer 304)."""
+        if_none_match = headers.get("if-none-match")
+        if if_none_match is not None:
+            return self._etag_matches(if_none_match)
+        since = headers.get("if-modified-since")
+        if since is not None:
+            try:
+                stamp = parsedate_to_datetime(since).timestamp()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                return False
+            return self.modified_at <= stamp
+        return False
+
+    def _etag_matches(self, value: str) -> bool:
+        mine = self.etag
+        for candidate in value.split(","):
+            tag = candidate.strip()
+            if tag == "*":
+                return True
+            if tag.startswith("W/"):  # weak comparison (RFC 9110 §8.8.3.2)
+                tag = tag[2:]
+            if tag == mine:
+                return True
+        return False
+
+    async def respond(self, send: Send, headers: dict[str, str], *, head: bool = False) -> None:
+        """Answer a GET (or HEAD) of the card."""
+        if self.is_fresh(headers):
+            await send(
+                {"type": "http.response.start", "status": 304, "headers": self._not_modified}
+            )
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": self._headers})
+        await send({"type": "http.response.body", "body": b"" if head else self.body})

@@ -1,0 +1,250 @@
+"""The JSON-RPC 2.0 binding: one POST endpoint, both protocol versions.
+
+Per request: authenticate (if configured), check the media type, read the
+body within the size bound, parse it within the depth bound, validate the
+envelope, pick the codec from the method name and ``A2A-Version``, decode,
+call the service and answer with one response (or an event stream).
+
+Decisions (documented in the package README):
+- Version: ``A2A-Version`` header, else the ``A2A-Version`` query parameter;
+  absent or empty is 0.3. Either version's method names are accepted; the
+  method name decides the codec (``operation_for_method``).
+- Content-Type must be JSON (``application/json``, ``application/a2a+json`` or
+  any ``+json`` type; an absent header is accepted). Anything else is
+  ContentTypeNotSupportedError (-32005) with id null, checked before the body
+  is read (the body may not even be JSON).
+- JSON-RPC errors use HTTP 200, except: an oversized body (413), missing or
+  invalid credentials (401 with ``WWW-Authenticate``) and a denied caller (403).
+- A request without an ``id`` member is a notification: it runs and is
+  answered with 204 and no body, whatever the outcome.
+- Batches are refused (-32600).
+- Streaming methods answer ``text/event-stream``. An error before the first
+  event is sent as an event stream holding one JSON-RPC error when the client
+  lists ``text/event-stream`` in ``Accept`` (SSE clients cannot read anything
+  else), and as a plain JSON-RPC response otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Any, cast
+
+from ...errors import (
+    A2AError,
+    AuthenticationRequiredError,
+    ContentTypeNotSupportedError,
+    InternalError,
+    InvalidParamsError,
+    InvalidRequestError,
+    MethodNotFoundError,
+    PayloadTooLargeError,
+    PermissionDeniedError,
+)
+from ...types import StreamEvent
+from ...wire import Codec, dumps, loads, operation_for_method
+from ..context import ServerCallContext
+from .edge import Edge
+from .http import (
+    ClientGone,
+    Receive,
+    Scope,
+    Send,
+    accepts_event_stream,
+    header_map,
+    is_json_media,
+    negotiate_version,
+    read_body,
+    requested_version,
+    send_bytes,
+)
+from .sse import SSE_HEADERS, send_sse_error, stream_sse
+
+__all__ = ["JsonRpcEndpoint"]
+
+logger = logging.getLogger("a2a_core.server.asgi")
+
+_JSON = b"application/json"
+_NO_CONTENT_START: dict[str, Any] = {"type": "http.response.start", "status": 204, "headers": []}
+_EMPTY_BODY: dict[str, Any] = {"type": "http.response.body", "body": b""}
+_MAX_METHOD_SHOWN = 64
+
+
+def _valid_id(value: Any) -> bool:
+    return value is None or (isinstance(value, str | int | float) and not isinstance(value, bool))
+
+
+class JsonRpcEndpoint:
+    """The JSON-RPC endpoint (an ASGI callable for one path)."""
+
+    def __init__(self, edge: Edge, codecs: dict[str, Codec]) -> None:
+        self.edge = edge
+        self.codecs = codecs
+        self._v10 = codecs["1.0"]
+        self._v03 = codecs["0.3"]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            body = self._error_body(
+                self._v10, None, InvalidRequestError("JSON-RPC requests must use POST")
+            )
+            await send_bytes(send, 405, body, _JSON, [(b"allow", b"POST")])
+            return
+        edge = self.edge
+        headers = header_map(scope["headers"])
+        codec: Codec | None = None
+        rid: Any = None
+        notification = False
+        streaming = False
+        extra: list[tuple[bytes, bytes]] = []
+        try:
+            principal = (
+                await edge.principal(headers)
+                if edge.authenticate is not None or edge.require_auth
+                else None
+            )
+            if not is_json_media(headers.get("content-type")):
+                raise ContentTypeNotSupportedError(
+                    "JSON-RPC requests must be sent as application/json"
+                )
+            parsed = loads(await read_body(receive, edge.max_body_bytes, headers), edge.limits)
+            if not isinstance(parsed, dict):
+                if isinstance(parsed, list):
+                    raise InvalidRequestError("Batch requests are not supported")
+                raise InvalidRequestError("A JSON-RPC request must be a JSON object")
+            doc = cast("dict[str, Any]", parsed)
+            if "id" in doc:
+                if not _valid_id(doc["id"]):
+                    raise InvalidRequestError("The request id must be a string, a number or null")
+                rid = doc["id"]
+            else:
+                notification = True
+            if doc.get("jsonrpc") != "2.0":
+                notification = False
+                raise InvalidRequestError('The "jsonrpc" member must be exactly "2.0"')
+            method = doc.get("method")
+            if not isinstance(method, str):
+                notification = False
+                raise InvalidRequestError('The "method" member must be a string')
+            params = doc.get("params")
+            if params is not None and not isinstance(params, dict):
+                raise InvalidParamsError("params must be a JSON object")
+            version = negotiate_version(requested_version(headers, scope["query_string"]))
+            found = operation_for_method(method, version)
+            if found is None:
+                shown = method if len(method) <= _MAX_METHOD_SHOWN else method[:_MAX_METHOD_SHOWN]
+                raise MethodNotFoundError(f"Method {shown!r} not found")
+            op, name_version = found
+            codec = self.codecs[name_version]
+            streaming = op.streaming
+            extensions, extra = edge.extensions(headers)
+            request = codec.decode_request(op, params)
+            call = ServerCallContext(
+                name_version, principal, getattr(request, "tenant", None), extensions, headers
+            )
+            if streaming:
+                events = await edge.service.open_stream(op, request, call)
+            else:
+                result = await edge.service.handle(op, request, call)
+                if notification:
+                    await send(_NO_CONTENT_START)
+                    await send(_EMPTY_BODY)
+                    return
+                body = b"".join(
+                    (
+                        b'{"jsonrpc":"2.0","id":',
+                        dumps(rid),
+                        b',"result":',
+                        dumps(codec.encode_result(op, result)),
+                        b"}",
+                    )
+                )
+                await send_bytes(send, 200, body, _JSON, extra)
+                return
+        except ClientGone:
+            return
+        except A2AError as exc:
+            await self._fail(send, headers, scope, codec, rid, exc, notification, streaming, extra)
+            return
+        except Exception:
+            logger.exception("JSON-RPC request failed")
+            await self._fail(
+                send, headers, scope, codec, rid, InternalError(), notification, streaming, extra
+            )
+            return
+        if notification:
+            await _discard(events)
+            await send(_NO_CONTENT_START)
+            await send(_EMPTY_BODY)
+            return
+        await self._stream(receive, send, codec, rid, events, extra)
+
+    async def _stream(
+        self,
+        receive: Receive,
+        send: Send,
+        codec: Codec,
+        rid: Any,
+        events: AsyncIterator[StreamEvent],
+        extra: list[tuple[bytes, bytes]],
+    ) -> None:
+        prefix = b'data: {"jsonrpc":"2.0","id":' + dumps(rid) + b',"result":'
+
+        def encode(event: StreamEvent) -> bytes:
+            return prefix + dumps(codec.encode_event(event)) + b"}\n\n"
+
+        def encode_error(error: A2AError) -> bytes:
+            return b"data: " + self._error_body(codec, rid, error) + b"\n\n"
+
+        headers = SSE_HEADERS + extra if extra else SSE_HEADERS
+        await stream_sse(receive, send, events, encode, encode_error, headers, self.edge.sse)
+
+    def _error_body(self, codec: Codec, rid: Any, error: A2AError) -> bytes:
+        return dumps({"jsonrpc": "2.0", "id": rid, "error": codec.encode_error(error)})
+
+    def _fallback_codec(self, headers: dict[str, str], scope: Scope) -> Codec:
+        """The error shape before the method is known: the requested version's."""
+        try:
+            version = negotiate_version(requested_version(headers, scope["query_string"]))
+        except A2AError:
+            return self._v10
+        return self.codecs[version]
+
+    async def _fail(
+        self,
+        send: Send,
+        headers: dict[str, str],
+        scope: Scope,
+        codec: Codec | None,
+        rid: Any,
+        error: A2AError,
+        notification: bool,
+        streaming: bool,
+        extra: list[tuple[bytes, bytes]],
+    ) -> None:
+        status = 200
+        more: list[tuple[bytes, bytes]] = list(extra)
+        if isinstance(error, PayloadTooLargeError):
+            status = 413
+            more.append((b"connection", b"close"))
+        elif isinstance(error, AuthenticationRequiredError):
+            status = 401
+            more.extend(self.edge.challenge)
+        elif isinstance(error, PermissionDeniedError):
+            status = 403
+        if notification and status == 200:
+            await send(_NO_CONTENT_START)
+            await send(_EMPTY_BODY)
+            return
+        body = self._error_body(codec or self._fallback_codec(headers, scope), rid, error)
+        if streaming and status == 200 and accepts_event_stream(headers):
+            await send_sse_error(send, b"data: " + body + b"\n\n", SSE_HEADERS + more)
+            return
+        await send_bytes(send, status, body, _JSON, more)
+
+
+async def _discard(events: AsyncIterator[StreamEvent]) -> None:
+    """A streaming notification: the work was started; nobody reads the events."""
+    aclose = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()

@@ -1,0 +1,200 @@
+"""Server-Sent Events: pump a stream of events to the client, and let go cleanly.
+
+One response per stream: ``text/event-stream`` headers, then one
+``data: <json>\\n\\n`` frame per event. The pump runs in the request's own task;
+one small watcher task waits for ``http.disconnect`` and, when the client
+leaves, cancels the pump so the event iterator is closed (its subscription
+released) at once rather than at the next event. A timer (no task) sends a
+comment line when the stream has been silent for ``ping_interval`` seconds,
+so proxies keep idle streams open, and drops a client that has not accepted a
+frame for ``send_timeout`` seconds, so a stalled reader cannot pin a stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any, cast
+
+from ...errors import A2AError, InternalError
+from ...types import StreamEvent
+from .http import Receive, Send
+
+__all__ = ["SSE_HEADERS", "SseConfig", "send_sse_error", "stream_sse"]
+
+logger = logging.getLogger("a2a_core.server.asgi")
+
+SSE_HEADERS: list[tuple[bytes, bytes]] = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache"),
+    (b"x-accel-buffering", b"no"),
+]
+_PING = b": ping\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class SseConfig:
+    """Keep-alive and stall bounds of event streams (None disables one)."""
+
+    ping_interval: float | None = 15.0
+    send_timeout: float | None = 30.0
+
+    def __post_init__(self) -> None:
+        for name in ("ping_interval", "send_timeout"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be > 0 or None")
+
+
+class _Pump:
+    """Shared state of one stream between the pump, the watcher and the timer."""
+
+    __slots__ = (
+        "active",
+        "dropped",
+        "last_sent",
+        "loop",
+        "ping_task",
+        "send",
+        "send_started",
+        "task",
+        "timer",
+    )
+
+    def __init__(
+        self, send: Send, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]
+    ) -> None:
+        self.send = send
+        self.loop = loop
+        self.task = task
+        self.active = True
+        self.dropped = False
+        self.last_sent = loop.time()
+        self.send_started: float | None = None
+        self.timer: asyncio.TimerHandle | None = None
+        self.ping_task: asyncio.Task[None] | None = None
+
+    def drop(self) -> None:
+        """Stop the pump (client gone or stalled)."""
+        if self.active and not self.dropped:
+            self.dropped = True
+            self.task.cancel()
+
+    async def frame(self, data: bytes) -> None:
+        self.send_started = self.loop.time()
+        await self.send({"type": "http.response.body", "body": data, "more_body": True})
+        self.last_sent = self.loop.time()
+        self.send_started = None
+
+
+async def _watch(receive: Receive, pump: _Pump) -> None:
+    """Wait for the client to leave; then stop the pump."""
+    try:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                break
+    except (OSError, RuntimeError):
+        pass  # a server that has torn the connection down: same as a disconnect
+    pump.drop()
+
+
+def _tick(pump: _Pump, config: SseConfig, period: float) -> None:
+    """Timer callback: ping an idle stream, drop a stalled one, and re-arm."""
+    if not pump.active:
+        return
+    now = pump.loop.time()
+    started = pump.send_started
+    if started is not None:
+        if config.send_timeout is not None and now - started >= config.send_timeout:
+            logger.debug("dropping an SSE client that stopped reading")
+            pump.drop()
+            return
+    elif config.ping_interval is not None and now - pump.last_sent >= config.ping_interval:
+        pump.last_sent = now
+        pump.ping_task = pump.loop.create_task(_ping(pump))
+    pump.timer = pump.loop.call_later(period, _tick, pump, config, period)
+
+
+async def _ping(pump: _Pump) -> None:
+    try:
+        if pump.active:
+            await pump.send({"type": "http.response.body", "body": _PING, "more_body": True})
+    except Exception:  # the pump notices a dead connection by itself
+        logger.debug("SSE keep-alive failed", exc_info=True)
+
+
+async def stream_sse(
+    receive: Receive,
+    send: Send,
+    events: AsyncIterator[StreamEvent],
+    encode: Callable[[StreamEvent], bytes],
+    encode_error: Callable[[A2AError], bytes],
+    headers: list[tuple[bytes, bytes]],
+    config: SseConfig,
+) -> None:
+    """Send ``events`` as SSE frames until the iterator ends, fails or the client leaves.
+
+    An A2AError from the iterator or the encoder becomes one error frame
+    (``encode_error``), then the stream ends; an unexpected exception is
+    logged and sent as a generic internal error. The iterator is always
+    closed (``aclose``) before this returns.
+    """
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    if task is None:  # pragma: no cover - ASGI servers always run apps in a task
+        raise RuntimeError("stream_sse must run inside an asyncio task")
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    pump = _Pump(send, loop, task)
+    watcher = loop.create_task(_watch(receive, pump))
+    periods = [p for p in (config.ping_interval, config.send_timeout) if p is not None]
+    if periods:
+        period = min(periods) / 2 if config.send_timeout is not None else min(periods)
+        pump.timer = loop.call_later(period, _tick, pump, config, period)
+    try:
+        error: bytes | None = None
+        try:
+            async for event in events:
+                try:
+                    data = encode(event)
+                except A2AError as exc:
+                    error = encode_error(exc)
+                    break
+                await pump.frame(data)
+        except A2AError as exc:
+            error = encode_error(exc)
+        except Exception:
+            logger.exception("event stream failed")
+            error = encode_error(InternalError())
+        if error is not None:
+            await pump.frame(error)
+    except asyncio.CancelledError:
+        if not pump.dropped:
+            raise
+        # Our own cancellation (client gone or stalled): absorb it, unless
+        # someone else also cancelled this task.
+        if task.uncancel() > 0:
+            raise
+    finally:
+        pump.active = False
+        if pump.timer is not None:
+            pump.timer.cancel()
+        watcher.cancel()
+        if pump.ping_task is not None and not pump.ping_task.done():
+            pump.ping_task.cancel()
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            try:
+                await cast(Callable[[], Any], aclose)()
+            except Exception:
+                logger.debug("closing an event stream failed", exc_info=True)
+    if not pump.dropped:
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def send_sse_error(send: Send, frame: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    """A whole event stream holding one error frame (errors raised before the first event)."""
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": frame})

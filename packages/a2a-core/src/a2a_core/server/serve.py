@@ -1,0 +1,347 @@
+"""Serve an agent (or an ``A2AService``) over HTTP with uvicorn.
+
+``serve(agent, card=...)`` is the one-liner: it resolves the agent through
+the plugins (framework adapters, auth backends, card hooks, task stores),
+fills the card's interfaces from where it listens when the card lists none,
+and runs uvicorn until interrupted. ``running_server`` is the same as an
+async context manager that starts in the background and stops on exit, for
+tests and embedding; ``serve_async`` runs in an existing event loop.
+
+Keyword options are split by name: those of ``create_app`` configure the
+HTTP layer (``http_status_mapping``, ``max_body_bytes``, ``authenticate``...),
+everything else goes to ``plugins.configure_service`` (``store_url``,
+``adapter``, ``config``, ``streaming``, ``bearer_tokens``, ...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import inspect
+import logging
+import socket
+from collections.abc import AsyncGenerator, Generator, Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any
+
+import uvicorn
+
+from ..card import AgentCardBuilder
+from ..types import AgentCard, AgentInterface, TransportProtocol
+from .asgi.app import A2AApp, create_app
+from .push_api import PushNotifier
+from .service import A2AService
+
+__all__ = ["RunningServer", "interfaces_for", "running_server", "serve", "serve_async"]
+
+logger = logging.getLogger("a2a_core.server")
+
+_APP_OPTIONS = frozenset(inspect.signature(create_app).parameters) - {"service", "card"}
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "0.0.0.0", "::", "::1", "", "localhost"})
+
+CardLike = AgentCard | AgentCardBuilder
+
+
+@dataclass(frozen=True, slots=True)
+class RunningServer:
+    """A server started by ``running_server``: where it listens and what it serves."""
+
+    url: str
+    """The base URL clients use (``http://localhost:PORT`` for loopback hosts)."""
+    host: str
+    port: int
+    app: A2AApp
+    service: A2AService
+    server: uvicorn.Server
+
+
+def public_base_url(host: str, port: int, public_url: str | None = None) -> str:
+    """The URL published in the card: ``public_url``, else ``http://host:port``.
+
+    Loopback and wildcard hosts are advertised as ``localhost`` (conformance
+    checkers flag private IP addresses in public cards).
+    """
+    if public_url:
+        return public_url.rstrip("/")
+    name = "localhost" if host in _LOOPBACK_HOSTS else host
+    if ":" in name:
+        name = f"[{name}]"
+    return f"http://{name}:{port}"
+
+
+def interfaces_for(
+    base_url: str, *, jsonrpc_path: str | None = "/", rest: bool = True, rest_prefix: str = ""
+) -> list[AgentInterface]:
+    """The interfaces an ``A2AApp`` at ``base_url`` serves: JSON-RPC first, 1.0 before 0.3."""
+    out: list[AgentInterface] = []
+    if jsonrpc_path is not None:
+        url = base_url if jsonrpc_path == "/" else base_url + jsonrpc_path
+        for version in ("1.0", "0.3"):
+            out.append(
+                AgentInterface(
+                    url=url, protocol_binding=TransportProtocol.JSONRPC, protocol_version=version
+                )
+            )
+    if rest:
+        for version in ("1.0", "0.3"):
+            out.append(
+                AgentInterface(
+                    url=base_url + rest_prefix,
+                    protocol_binding=TransportProtocol.HTTP_JSON,
+                    protocol_version=version,
+                )
+            )
+    return out
+
+
+def _resolve_card(card: CardLike | None, interfaces: list[AgentInterface]) -> AgentCard | None:
+    """The card with ``interfaces`` filled in where it has none."""
+    if card is None:
+        return None
+    if isinstance(card, AgentCardBuilder):
+        builder = card
+        if any(p.startswith("no interfaces") for p in builder.problems()):
+            builder = copy.deepcopy(card)
+            for iface in interfaces:
+                builder.interface(iface.url, iface.protocol_binding, iface.protocol_version)
+        return builder.build()
+    if not card.supported_interfaces:
+        return card.model_copy(update={"supported_interfaces": interfaces})
+    return card
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except BaseException:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def _split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    app = {k: v for k, v in options.items() if k in _APP_OPTIONS}
+    rest = {k: v for k, v in options.items() if k not in _APP_OPTIONS}
+    return app, rest
+
+
+def _build(
+    agent_or_service: Any,
+    card: CardLike | None,
+    base_url: str,
+    push: bool | PushNotifier,
+    allow_private_push_targets: bool,
+    options: Mapping[str, Any],
+) -> A2AApp:
+    app_options, service_options = _split_options(options)
+    interfaces = interfaces_for(
+        base_url,
+        jsonrpc_path=app_options.get("jsonrpc_path", "/"),
+        rest=app_options.get("rest", True),
+        rest_prefix=app_options.get("rest_prefix", ""),
+    )
+    the_card = _resolve_card(card, interfaces)
+    if isinstance(agent_or_service, A2AService):
+        if service_options or push:
+            unknown = ", ".join(sorted(service_options)) or "push"
+            raise TypeError(
+                f"serve() got options for building a service ({unknown}) "
+                "but was given an A2AService: configure the service itself"
+            )
+        service = agent_or_service
+        published = the_card or _resolve_card(service.card, interfaces)
+        return create_app(service, card=published, **app_options)
+
+    from ..auth import compose_authenticator
+    from ..plugins import configure_service, get_plugin_manager, plugin_lifespan
+
+    pm = service_options.pop("plugin_manager", None) or get_plugin_manager()
+    notifier: PushNotifier | None
+    if push is True:
+        from .push import PushNotificationService
+
+        notifier = PushNotificationService(allow_private_targets=allow_private_push_targets)
+    elif push is False:
+        notifier = None
+    else:
+        notifier = push
+    plugin_options = {
+        k: v
+        for k, v in service_options.items()
+        if k
+        not in (
+            "store_url",
+            "store",
+            "adapter",
+            "bus",
+            "config",
+            "extended_card",
+            "streaming",
+            "observers",
+        )
+    }
+    service = configure_service(
+        agent_or_service, card=the_card, plugin_manager=pm, push=notifier, **service_options
+    )
+    if "authenticate" not in app_options:
+        app_options["authenticate"] = compose_authenticator(pm, plugin_options)
+    if "lifespan" not in app_options:
+
+        def lifespan(app: A2AApp) -> AbstractAsyncContextManager[None]:
+            return plugin_lifespan(pm, app)
+
+        app_options["lifespan"] = lifespan
+    published = _resolve_card(service.card, interfaces)
+    return create_app(service, card=published, **app_options)
+
+
+class _EmbeddedServer(uvicorn.Server):
+    """A uvicorn server that leaves the process's signal handlers alone."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None]:
+        yield
+
+
+def _config(app: A2AApp, log_level: str, graceful: int | None) -> uvicorn.Config:
+    return uvicorn.Config(
+        app,
+        lifespan="on",
+        log_level=log_level,
+        timeout_graceful_shutdown=graceful,
+        access_log=False,
+    )
+
+
+async def serve_async(
+    agent_or_service: Any,
+    *,
+    card: CardLike | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    public_url: str | None = None,
+    log_level: str = "warning",
+    push: bool | PushNotifier = False,
+    allow_private_push_targets: bool = False,
+    graceful_shutdown: int | None = 5,
+    **options: Any,
+) -> None:
+    """Serve until cancelled or interrupted (Ctrl+C), in the running event loop."""
+    sock = _bind(host, port)
+    try:
+        base = public_base_url(host, sock.getsockname()[1], public_url)
+        app = _build(agent_or_service, card, base, push, allow_private_push_targets, options)
+        server = uvicorn.Server(_config(app, log_level, graceful_shutdown))
+        logger.warning("A2A agent %r serving at %s", app.card.name, base)
+        await server.serve(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def serve(
+    agent_or_service: Any,
+    *,
+    card: CardLike | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    public_url: str | None = None,
+    log_level: str = "warning",
+    push: bool | PushNotifier = False,
+    allow_private_push_targets: bool = False,
+    graceful_shutdown: int | None = 5,
+    **options: Any,
+) -> None:
+    """Serve an agent (any object a plugin or the core can serve) or an ``A2AService``.
+
+    - ``card``: an ``AgentCard`` or an ``AgentCardBuilder``; without
+      interfaces, JSON-RPC and HTTP+JSON (1.0 and 0.3) at ``public_url`` (or
+      ``http://host:port``, loopback shown as ``localhost``) are filled in.
+      Without a card, one is made from the agent's name and docstring.
+    - ``push``: True for the built-in webhook sender (``allow_private_push_targets``
+      lets it call loopback/private hosts, for tests), or a ``PushNotifier``.
+    - ``options``: ``create_app`` options, else service and plugin options.
+
+    Blocks until interrupted.
+    """
+    asyncio.run(
+        serve_async(
+            agent_or_service,
+            card=card,
+            host=host,
+            port=port,
+            public_url=public_url,
+            log_level=log_level,
+            push=push,
+            allow_private_push_targets=allow_private_push_targets,
+            graceful_shutdown=graceful_shutdown,
+            **options,
+        )
+    )
+
+
+@contextlib.asynccontextmanager
+async def running_server(
+    agent_or_service: Any,
+    *,
+    card: CardLike | None = None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    public_url: str | None = None,
+    log_level: str = "warning",
+    push: bool | PushNotifier = False,
+    allow_private_push_targets: bool = False,
+    graceful_shutdown: int | None = 2,
+    startup_timeout: float = 10.0,
+    **options: Any,
+) -> AsyncGenerator[RunningServer]:
+    """Start a server in the background (port 0: a free port) and stop it on exit.
+
+    Signal handlers are left alone; the lifespan runs (the service is closed
+    on exit). Raises RuntimeError when the server does not start in time.
+    """
+    sock = _bind(host, port)
+    bound_port: int = sock.getsockname()[1]
+    task: asyncio.Task[None] | None = None
+    server: _EmbeddedServer | None = None
+    try:
+        base = public_base_url(host, bound_port, public_url)
+        app = _build(agent_or_service, card, base, push, allow_private_push_targets, options)
+        server = _EmbeddedServer(_config(app, log_level, graceful_shutdown))
+        task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
+        deadline = asyncio.get_running_loop().time() + startup_timeout
+        while not server.started:
+            if task.done():
+                task.result()  # raises the startup failure
+                raise RuntimeError("the server stopped during startup")
+            if asyncio.get_running_loop().time() > deadline:
+                raise RuntimeError(f"the server did not start within {startup_timeout} s")
+            await asyncio.sleep(0.005)
+        yield RunningServer(base, host, bound_port, app, app.service, server)
+    finally:
+        if task is not None and not task.done():
+            await _stop(task, server, graceful_shutdown)
+        sock.close()
+
+
+async def _stop(
+    task: asyncio.Task[None], server: uvicorn.Server | None, graceful: int | None
+) -> None:
+    if server is not None:
+        server.should_exit = True
+    limit = (graceful or 0.0) + 10.0
+    try:
+        await asyncio.wait_for(asyncio.shield(task), timeout=limit)
+    except TimeoutError:
+        if server is not None:
+            server.force_exit = True
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+    except Exception:
+        logger.exception("the server failed while stopping")

@@ -1,0 +1,87 @@
+"""The A2A client: discovery, transports, typed results, a sync facade, remote agents.
+
+from a2a_core.client import A2AClient
+
+async with await A2AClient.connect("http://localhost:8000") as client:
+    print((await client.send("hello")).text)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .client import A2AClient, Content, EventStream, TaskRef
+from .discovery import (
+    CachedCard,
+    CardCache,
+    CardLimits,
+    CardNotFoundError,
+    CardResolver,
+    card_urls,
+)
+from .errors import A2AConnectionError, A2ATimeoutError
+from .interfaces import NoCompatibleInterfaceError, select_interface
+from .results import SendResult, TaskTracker, text_of
+from .sync import SyncA2AClient, SyncEventStream
+from .transports.base import CallOptions, ClientTransport
+from .untrusted import TextLimits, sanitize_card, sanitize_text
+
+if TYPE_CHECKING:
+    from .remote import RemoteAgentExecutor, RemoteSkill, remote_skills
+    from .transports.inprocess import InProcessTransport
+    from .transports.jsonrpc import JsonRpcTransport
+    from .transports.rest import RestTransport
+
+__all__ = [
+    "A2AClient",
+    "A2AConnectionError",
+    "A2ATimeoutError",
+    "CachedCard",
+    "CallOptions",
+    "CardCache",
+    "CardLimits",
+    "CardNotFoundError",
+    "CardResolver",
+    "ClientTransport",
+    "Content",
+    "EventStream",
+    "InProcessTransport",
+    "JsonRpcTransport",
+    "NoCompatibleInterfaceError",
+    "RemoteAgentExecutor",
+    "RemoteSkill",
+    "RestTransport",
+    "SendResult",
+    "SyncA2AClient",
+    "SyncEventStream",
+    "TaskRef",
+    "TaskTracker",
+    "TextLimits",
+    "card_urls",
+    "remote_skills",
+    "sanitize_card",
+    "sanitize_text",
+    "select_interface",
+    "text_of",
+]
+
+# Loaded on first use: the remote executor pulls in the server package.
+_LAZY = {
+    "RemoteAgentExecutor": ".remote",
+    "RemoteSkill": ".remote",
+    "remote_skills": ".remote",
+    "InProcessTransport": ".transports.inprocess",
+    "JsonRpcTransport": ".transports.jsonrpc",
+    "RestTransport": ".transports.rest",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

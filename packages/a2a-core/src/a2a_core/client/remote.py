@@ -1,0 +1,359 @@
+"""Remote agents as local building blocks: a forwarding executor, and skill descriptors.
+
+``RemoteAgentExecutor`` is an ``AgentExecutor`` whose work is done by a
+remote A2A agent: the local server fronts it (a gateway). The incoming
+message is forwarded (streaming when the remote card allows it) and the
+remote events (status, artifacts, questions, completion, a direct reply)
+are relayed through the local ``TaskUpdater``. A local cancel cancels the
+remote task; continuing a local input-required task continues the remote
+task it maps to. The local-to-remote id maps live in this object (bounded,
+least recently used dropped), so a gateway keeps them per process.
+
+``remote_skills`` turns a remote card's skills into ``RemoteSkill``
+descriptors for the framework adapters. Their text is untrusted: cleaned,
+bounded and labelled as coming from a remote card (see ``untrusted``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import A2AError, UnsupportedOperationError
+from ..server.executor import AgentExecutor, RequestContext
+from ..server.updater import TaskUpdater
+from ..types import (
+    AgentCard,
+    Message,
+    Role,
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    new_id,
+)
+from .client import A2AClient
+from .untrusted import DEFAULT_TEXT_LIMITS, UNTRUSTED_LABEL, TextLimits, sanitize_text
+
+__all__ = ["RemoteAgentExecutor", "RemoteSkill", "remote_skills"]
+
+logger = logging.getLogger("a2a_core.client")
+
+_CANCEL_TIMEOUT = 5.0
+_MAX_RESUBSCRIBE = 2
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteSkill:
+    """A skill of a remote agent, described with cleaned, bounded text.
+
+    Everything but ``source_url`` comes from the remote card and is
+    untrusted: show it, hand it to a model as data, never execute it.
+    """
+
+    id: str
+    name: str
+    description: str
+    source_url: str
+    agent_name: str
+    tags: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    input_modes: tuple[str, ...] = ()
+    output_modes: tuple[str, ...] = ()
+    untrusted: bool = field(default=True, init=False)
+
+    def labelled_description(self) -> str:
+        """The description with a note saying where it comes from (for tool descriptions)."""
+        note = (
+            f"[{UNTRUSTED_LABEL}: skill {self.name!r} of agent {self.agent_name!r} "
+            f"at {self.source_url}]"
+        )
+        return f"{self.description}\n{note}" if self.description else note
+
+
+def remote_skills(
+    card: AgentCard, source_url: str, limits: TextLimits = DEFAULT_TEXT_LIMITS
+) -> list[RemoteSkill]:
+    """The card's skills as sanitized descriptors (at most ``limits.max_skills``)."""
+    agent = sanitize_text(card.name, limits.name, single_line=True)
+    skills: list[RemoteSkill] = []
+    for skill in card.skills[: limits.max_skills]:
+        skills.append(
+            RemoteSkill(
+                id=sanitize_text(skill.id, limits.name, single_line=True),
+                name=sanitize_text(skill.name, limits.name, single_line=True),
+                description=sanitize_text(skill.description, limits.description),
+                source_url=source_url,
+                agent_name=agent,
+                tags=tuple(
+                    sanitize_text(t, limits.tag, single_line=True)
+                    for t in skill.tags[: limits.max_tags]
+                ),
+                examples=tuple(
+                    sanitize_text(e, limits.example) for e in skill.examples[: limits.max_examples]
+                ),
+                input_modes=tuple(
+                    sanitize_text(m, limits.tag, single_line=True) for m in skill.input_modes[:16]
+                ),
+                output_modes=tuple(
+                    sanitize_text(m, limits.tag, single_line=True) for m in skill.output_modes[:16]
+                ),
+            )
+        )
+    return skills
+
+
+class _Bounded(OrderedDict[str, Any]):
+    """A small LRU map."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def remember(self, key: str, value: Any) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
+
+
+class _Relay:
+    """Relays one execution's remote events to the local updater."""
+
+    def __init__(
+        self, executor: RemoteAgentExecutor, context: RequestContext, updater: TaskUpdater
+    ) -> None:
+        self.executor = executor
+        self.context = context
+        self.updater = updater
+        self.remote_task_id: str | None = None
+        self.seen_artifacts: set[str] = set()
+        self.settled = False
+
+    @property
+    def may_reply(self) -> bool:
+        if self.context.is_continuation:
+            return False
+        config = self.context.configuration
+        return not (
+            config is not None
+            and (config.return_immediately or config.task_push_notification_config is not None)
+        )
+
+    def _learn(self, task_id: str, context_id: str) -> None:
+        if self.remote_task_id is None and task_id:
+            self.remote_task_id = task_id
+            self.executor.remember(self.context, task_id, context_id or None)
+
+    async def event(self, event: StreamEvent, snapshot: bool = False) -> None:
+        if isinstance(event, Message):
+            await self._message(event)
+        elif isinstance(event, Task):
+            self._learn(event.id, event.context_id)
+            for artifact in event.artifacts:
+                if artifact.artifact_id not in self.seen_artifacts:
+                    self.seen_artifacts.add(artifact.artifact_id)
+                    await self.updater.add_artifact(
+                        artifact.parts,
+                        artifact_id=artifact.artifact_id,
+                        name=artifact.name,
+                        description=artifact.description,
+                        metadata=artifact.metadata,
+                    )
+            await self._status(event.status, None)
+        elif isinstance(event, TaskStatusUpdateEvent):
+            self._learn(event.task_id, event.context_id)
+            await self._status(event.status, event.metadata)
+        else:
+            await self._artifact(event)
+
+    async def _message(self, message: Message) -> None:
+        local = self.updater.new_agent_message(list(message.parts), metadata=message.metadata)
+        if self.may_reply and self.updater.state is TaskState.SUBMITTED:
+            await self.updater.reply(local)
+        else:
+            await self.updater.complete(local)
+        self.settled = True
+
+    async def _artifact(self, event: TaskArtifactUpdateEvent) -> None:
+        self._learn(event.task_id, event.context_id)
+        artifact = event.artifact
+        self.seen_artifacts.add(artifact.artifact_id)
+        await self.updater.add_artifact(
+            artifact.parts,
+            artifact_id=artifact.artifact_id,
+            name=artifact.name,
+            description=artifact.description,
+            append=event.append,
+            last_chunk=event.last_chunk,
+            metadata=event.metadata or artifact.metadata,
+        )
+
+    async def _status(self, status: TaskStatus, metadata: dict[str, Any] | None) -> None:
+        state = status.state
+        if state in (TaskState.UNSPECIFIED, TaskState.SUBMITTED):
+            return
+        remote_message = status.message
+        message = (
+            self.updater.new_agent_message(
+                list(remote_message.parts), metadata=remote_message.metadata
+            )
+            if remote_message is not None
+            else None
+        )
+        if message is None and state is self.updater.state and not metadata:
+            return
+        if state.is_terminal or state.is_interrupted:
+            self.settled = True
+        await self.updater.update_status(state, message, metadata=metadata)
+
+
+class RemoteAgentExecutor(AgentExecutor):
+    """An executor that forwards each request to a remote A2A agent.
+
+    ``target`` is the remote agent's URL (discovered on first use with
+    ``connect_options`` passed to ``A2AClient.connect``) or a ready client,
+    which this executor then does not close. ``streaming`` forces or
+    forbids streaming (default: what the remote card declares).
+    """
+
+    def __init__(
+        self,
+        target: str | A2AClient,
+        *,
+        streaming: bool | None = None,
+        forward_metadata: bool = True,
+        max_tracked: int = 10_000,
+        **connect_options: Any,
+    ) -> None:
+        if isinstance(target, A2AClient):
+            self._client: A2AClient | None = target
+            self._owns_client = False
+            self.url = target.interface.url if target.interface is not None else "(client)"
+        else:
+            self._client = None
+            self._owns_client = True
+            self.url = target
+        self.streaming = streaming
+        self.forward_metadata = forward_metadata
+        self._connect_options: dict[str, Any] = {"timeout": 600.0, **connect_options}
+        self._connecting: asyncio.Lock | None = None
+        self._remote_tasks = _Bounded(max_tracked)
+        self._remote_contexts = _Bounded(max_tracked)
+        self._cancel_sent: set[str] = set()
+
+    # -- the remote client ------------------------------------------------------------
+    async def client(self) -> A2AClient:
+        """The client of the remote agent (connected on first use)."""
+        if self._client is not None:
+            return self._client
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            if self._client is None:
+                self._client = await A2AClient.connect(self.url, **self._connect_options)
+        return self._client
+
+    async def skills(self) -> list[RemoteSkill]:
+        """The remote agent's skills as sanitized descriptors."""
+        client = await self.client()
+        return remote_skills(client.card, self.url) if client.card is not None else []
+
+    def remember(self, context: RequestContext, task_id: str, context_id: str | None) -> None:
+        self._remote_tasks.remember(context.task_id, (task_id, context_id))
+        if context_id:
+            self._remote_contexts.remember(context.context_id, context_id)
+
+    def remote_task_id(self, local_task_id: str) -> str | None:
+        """The remote task a local task is mapped to (None if unknown)."""
+        found = self._remote_tasks.get(local_task_id)
+        return found[0] if found is not None else None
+
+    # -- execution --------------------------------------------------------------------
+    def _outgoing(self, context: RequestContext) -> Message:
+        source = context.message
+        mapped = self._remote_tasks.get(context.task_id)
+        task_id: str | None = None
+        remote_context: str | None = self._remote_contexts.get(context.context_id)
+        if mapped is not None:
+            if context.is_continuation:
+                task_id = mapped[0]
+            remote_context = mapped[1] or remote_context
+        return Message(
+            message_id=new_id(),
+            role=Role.USER,
+            parts=list(source.parts),
+            metadata=source.metadata if self.forward_metadata else None,
+            extensions=list(source.extensions),
+            task_id=task_id,
+            context_id=remote_context,
+        )
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        client = await self.client()
+        relay = _Relay(self, context, updater)
+        message = self._outgoing(context)
+        use_stream = self.streaming if self.streaming is not None else client.supports_streaming
+        try:
+            if use_stream:
+                async with client.stream(message) as events:
+                    async for event in events:
+                        await relay.event(event)
+                await self._catch_up(client, relay)
+            else:
+                reply = await client.send(message)
+                await relay.event(reply.result)
+        except asyncio.CancelledError:
+            remote_id = relay.remote_task_id
+            if remote_id is not None and not relay.settled and remote_id not in self._cancel_sent:
+                await asyncio.shield(self._cancel_remote(client, remote_id))
+            raise
+        finally:
+            if updater.state.is_terminal:
+                found = self._remote_tasks.pop(context.task_id, None)
+                if found is not None:
+                    self._cancel_sent.discard(found[0])
+
+    async def _catch_up(self, client: A2AClient, relay: _Relay) -> None:
+        """The stream ended before the task settled: follow it again, then ask for it."""
+        attempts = 0
+        while not relay.settled and relay.remote_task_id is not None:
+            if attempts >= _MAX_RESUBSCRIBE:
+                task = await client.get_task(relay.remote_task_id)
+                await relay.event(task)
+                if not relay.settled:
+                    await relay.updater.fail("The remote agent's stream ended before the task did")
+                return
+            attempts += 1
+            try:
+                async with client.subscribe(relay.remote_task_id) as events:
+                    async for event in events:
+                        await relay.event(event)
+            except UnsupportedOperationError:  # 1.0: already terminal, nothing to follow
+                attempts = _MAX_RESUBSCRIBE
+
+    async def cancel(self, context: RequestContext, updater: TaskUpdater) -> None:
+        remote_id = self.remote_task_id(context.task_id)
+        if remote_id is not None and self._client is not None:
+            await self._cancel_remote(self._client, remote_id)
+
+    async def _cancel_remote(self, client: A2AClient, remote_id: str) -> None:
+        self._cancel_sent.add(remote_id)
+        try:
+            async with asyncio.timeout(_CANCEL_TIMEOUT):
+                await client.cancel(remote_id)
+        except (A2AError, TimeoutError) as exc:
+            logger.debug("remote cancel of %s: %r", remote_id, exc)
+
+    async def aclose(self) -> None:
+        """Close the client this executor connected (a given client is left open)."""
+        if self._owns_client and self._client is not None:
+            client, self._client = self._client, None
+            with contextlib.suppress(Exception):
+                await client.aclose()

@@ -1,0 +1,304 @@
+"""A synchronous client for code that cannot await (CrewAI tools, scripts, threads).
+
+The async client runs on a private event loop in a background thread; each
+call submits a coroutine there and blocks the calling thread until it is
+done. That works the same whether or not the calling thread runs an event
+loop of its own (a sync tool called from inside a running loop cannot use
+``asyncio.run``), and from any number of threads at once. Interrupting the
+wait (KeyboardInterrupt, or any exception while blocked) cancels the call
+on the private loop, which closes its HTTP request. Streams are iterated
+synchronously, one event per step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import weakref
+from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from ..types import (
+    AgentCard,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksResponse,
+    StreamEvent,
+    Task,
+    TaskPushNotificationConfig,
+)
+from .client import A2AClient, Content, EventStream, TaskRef
+from .results import SendResult
+
+if TYPE_CHECKING:
+    from ..server.context import Principal
+    from .transports.inprocess import LocalService
+
+__all__ = ["SyncA2AClient", "SyncEventStream"]
+
+T = TypeVar("T")
+
+
+class _LoopThread:
+    """An event loop running forever in a daemon thread."""
+
+    def __init__(self, name: str = "a2a-client") -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._main, name=name, daemon=True)
+        self._closed = False
+        self.thread.start()
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_forever()
+        finally:
+            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+            self.loop.close()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the loop and wait for it; cancel it if the wait is interrupted."""
+        if self._closed:
+            coro.close()
+            raise RuntimeError("This synchronous A2A client is closed")
+        if threading.current_thread() is self.thread:
+            coro.close()
+            raise RuntimeError(
+                "A synchronous A2A call was made from its own event loop thread; "
+                "use the async A2AClient there"
+            )
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            raise
+
+    def stop(self) -> None:
+        """Cancel what still runs, then stop the loop and join its thread."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.loop.is_running():
+            asyncio.run_coroutine_threadsafe(_cancel_all(), self.loop).result(timeout=5)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        if threading.current_thread() is not self.thread:
+            self.thread.join(timeout=5)
+
+
+async def _cancel_all() -> None:
+    current = asyncio.current_task()
+    tasks = [t for t in asyncio.all_tasks() if t is not current]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=2)
+
+
+def _stop_loop(runner: _LoopThread) -> None:
+    runner.stop()
+
+
+class SyncEventStream:
+    """A stream's events, iterated synchronously."""
+
+    def __init__(self, stream: EventStream, runner: _LoopThread) -> None:
+        self._stream = stream
+        self._runner = runner
+
+    def __iter__(self) -> Self:
+        return self
+
+    def __next__(self) -> StreamEvent:
+        try:
+            return self._runner.run(_next(self._stream))
+        except StopAsyncIteration:
+            raise StopIteration from None
+
+    def close(self) -> None:
+        """Stop reading and release the connection."""
+        self._runner.run(self._stream.aclose())
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def result(self) -> SendResult:
+        """Read to the end; the message reply or the final task."""
+        return self._runner.run(self._stream.result())
+
+    @property
+    def task(self) -> Task | None:
+        return self._stream.task
+
+    @property
+    def text(self) -> str:
+        return self._stream.text
+
+
+async def _next(stream: EventStream) -> StreamEvent:
+    return await stream.__anext__()
+
+
+class SyncA2AClient:
+    """The blocking twin of ``A2AClient``: the same methods, without ``await``."""
+
+    def __init__(self, client: A2AClient, runner: _LoopThread) -> None:
+        """Use ``connect``, ``for_endpoint`` or ``in_process`` (the client lives on ``runner``)."""
+        self.client = client
+        self._runner = runner
+        self._finalizer = weakref.finalize(self, _stop_loop, runner)
+
+    # -- construction ---------------------------------------------------------------
+    @classmethod
+    def connect(cls, url: str | None = None, **kwargs: Any) -> SyncA2AClient:
+        """Like ``A2AClient.connect`` (same keyword arguments)."""
+        runner = _LoopThread()
+        try:
+            client = runner.run(A2AClient.connect(url, **kwargs))
+        except BaseException:
+            runner.stop()
+            raise
+        return cls(client, runner)
+
+    @classmethod
+    def for_endpoint(cls, url: str, **kwargs: Any) -> SyncA2AClient:
+        """Like ``A2AClient.for_endpoint``."""
+        runner = _LoopThread()
+        try:
+            client = runner.run(_make_endpoint_client(url, kwargs))
+        except BaseException:
+            runner.stop()
+            raise
+        return cls(client, runner)
+
+    @classmethod
+    def in_process(
+        cls,
+        service: LocalService,
+        *,
+        version: str = "1.0",
+        principal: Principal | None = None,
+        extensions: Sequence[str] = (),
+    ) -> SyncA2AClient:
+        """Like ``A2AClient.in_process``; the service's agents run on the private loop."""
+        runner = _LoopThread()
+        client = A2AClient.in_process(
+            service, version=version, principal=principal, extensions=extensions
+        )
+        return cls(client, runner)
+
+    # -- facts ----------------------------------------------------------------------
+    @property
+    def card(self) -> AgentCard | None:
+        return self.client.card
+
+    @property
+    def version(self) -> str:
+        return self.client.version
+
+    @property
+    def binding(self) -> str:
+        return self.client.binding
+
+    @property
+    def supports_streaming(self) -> bool:
+        return self.client.supports_streaming
+
+    # -- operations -----------------------------------------------------------------
+    def send(self, content: Content, **kwargs: Any) -> SendResult:
+        """Like ``A2AClient.send``."""
+        return self._runner.run(self.client.send(content, **kwargs))
+
+    def send_text(self, text: str, **kwargs: Any) -> str:
+        """Send ``text``; the answer's text."""
+        return self._runner.run(self.client.send_text(text, **kwargs))
+
+    def stream(self, content: Content, **kwargs: Any) -> SyncEventStream:
+        """Like ``A2AClient.stream``; iterate the result with a plain ``for``."""
+        return SyncEventStream(self.client.stream(content, **kwargs), self._runner)
+
+    def get_task(self, task: TaskRef, *, history_length: int | None = None) -> Task:
+        return self._runner.run(self.client.get_task(task, history_length=history_length))
+
+    def list_tasks(self, **kwargs: Any) -> ListTasksResponse:
+        return self._runner.run(self.client.list_tasks(**kwargs))
+
+    def iter_tasks(self, **kwargs: Any) -> Iterator[Task]:
+        """Every matching task, page after page."""
+        tasks = self.client.iter_tasks(**kwargs)
+        try:
+            while True:
+                try:
+                    yield self._runner.run(_next_task(tasks))
+                except StopAsyncIteration:
+                    return
+        finally:
+            self._runner.run(_aclose(tasks))
+
+    def cancel(self, task: TaskRef) -> Task:
+        return self._runner.run(self.client.cancel(task))
+
+    def subscribe(self, task: TaskRef) -> SyncEventStream:
+        return SyncEventStream(self.client.subscribe(task), self._runner)
+
+    def create_push_config(
+        self, task: TaskRef, url_or_config: str | TaskPushNotificationConfig, **kwargs: Any
+    ) -> TaskPushNotificationConfig:
+        return self._runner.run(self.client.create_push_config(task, url_or_config, **kwargs))
+
+    def get_push_config(self, task: TaskRef, config_id: str) -> TaskPushNotificationConfig:
+        return self._runner.run(self.client.get_push_config(task, config_id))
+
+    def list_push_configs(
+        self, task: TaskRef, **kwargs: Any
+    ) -> ListTaskPushNotificationConfigsResponse:
+        return self._runner.run(self.client.list_push_configs(task, **kwargs))
+
+    def delete_push_config(self, task: TaskRef, config_id: str) -> None:
+        self._runner.run(self.client.delete_push_config(task, config_id))
+
+    def get_extended_card(self) -> AgentCard:
+        return self._runner.run(self.client.get_extended_card())
+
+    # -- lifecycle ------------------------------------------------------------------
+    def close(self) -> None:
+        """Close the client, then stop the private loop (idempotent)."""
+        if not self._finalizer.alive:
+            return
+        try:
+            self._runner.run(self.client.aclose())
+        finally:
+            self._finalizer()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+async def _make_endpoint_client(url: str, kwargs: dict[str, Any]) -> A2AClient:
+    return A2AClient.for_endpoint(url, **kwargs)
+
+
+async def _next_task(tasks: AsyncIterator[Task]) -> Task:
+    return await tasks.__anext__()
+
+
+async def _aclose(tasks: AsyncIterator[Task]) -> None:
+    aclose = getattr(tasks, "aclose", None)
+    if aclose is not None:
+        await aclose()

@@ -204,3 +204,73 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
             return True
         time.sleep(0.01)
     return predicate()
+
+
+# --- our own server --------------------------------------------------------------------
+
+
+def scripted_card(**capabilities: Any) -> Any:
+    """The card of ``ScriptedAgent`` (interfaces are filled in by whoever serves it)."""
+    from a2a_core.types import AgentCapabilities, AgentCard, AgentSkill
+
+    return AgentCard(
+        name="Scripted agent",
+        description="Our server serving a scripted agent for client tests",
+        version="1.0.0",
+        capabilities=AgentCapabilities(streaming=True, **capabilities),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="echo", name="Echo", description="Echoes", tags=["echo"])],
+    )
+
+
+def scripted_executor() -> Any:
+    """Our executor with the same script as the SDK agent above."""
+    from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+
+    class ScriptedAgent(AgentExecutor):
+        async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+            text = context.text
+            if context.is_continuation:
+                await updater.add_artifact(f"Hello, {text}", name="greeting")
+                await updater.complete()
+                return
+            if text.startswith("reply"):
+                await updater.reply(f"Reply: {text}")
+                return
+            if text == "ask":
+                await updater.require_input("What is your name?")
+                return
+            await updater.start_work()
+            if text == "slow":
+                await asyncio.sleep(30)
+                return
+            if text == "chunks":
+                for i in range(3):
+                    await updater.add_artifact(
+                        f"c{i}", artifact_id="out", append=i > 0, last_chunk=i == 2
+                    )
+                await updater.complete()
+                return
+            await updater.add_artifact(f"Echo: {text}", name="echo")
+            await updater.complete()
+
+    return ScriptedAgent()
+
+
+def scripted_service(**options: Any) -> Any:
+    from a2a_core.server import A2AService
+
+    return A2AService(scripted_executor(), scripted_card(), **options)
+
+
+def our_app(service: Any, port: int) -> Any:
+    """Our ASGI app for ``service``, JSON-RPC at / and REST at /rest, both versions."""
+    from a2a_core.server.asgi import create_app
+    from a2a_core.server.serve import interfaces_for
+
+    base = f"http://127.0.0.1:{port}"
+    card = service.card.model_copy(
+        update={"supported_interfaces": interfaces_for(base, rest_prefix="/rest")}
+    )
+    return create_app(service, card=card, rest_prefix="/rest")

@@ -927,6 +927,10 @@ BAD_RESULTS: list[tuple[Operation, Any]] = [
             "artifacts": [{"artifactId": "a", "parts": []}],
         },
     ),
+    (
+        Operation.GET_TASK,
+        {"id": "t", "status": {"state": "working", "timestamp": "9999-12-31T23:59:59-23:59"}},
+    ),
     (Operation.CANCEL_TASK, []),
     (Operation.CREATE_PUSH_CONFIG, {"taskId": "t"}),
     (Operation.GET_PUSH_CONFIG, "x"),

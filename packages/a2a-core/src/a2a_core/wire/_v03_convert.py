@@ -135,7 +135,15 @@ def guard(error: type[A2AError], prefix: str, convert: Callable[[], T]) -> T:
         raise
     except ValidationError as exc:
         raise error(f"{prefix}: {validation_message(exc)}") from None
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError) as exc:
+    except (
+        ValueError,
+        TypeError,
+        KeyError,
+        AttributeError,
+        IndexError,
+        ArithmeticError,  # e.g. OverflowError from an out-of-range timestamp
+        RecursionError,
+    ) as exc:
         raise error(f"{prefix}: {exc}") from None
 
 

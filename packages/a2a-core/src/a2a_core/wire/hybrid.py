@@ -55,8 +55,8 @@ def hybrid_card(card: AgentCard) -> dict[str, Any]:
         return out
     out["protocolVersion"] = "0.3.0"
     out.update(interfaces_out(interfaces))
-    if card.capabilities.extended_agent_card:
-        out["supportsAuthenticatedExtendedCard"] = True
+    if card.capabilities.extended_agent_card is not None:
+        out["supportsAuthenticatedExtendedCard"] = card.capabilities.extended_agent_card
     if card.security_requirements:
         out["security"] = security_to_v03(card.security_requirements)
     for skill, skill_out in zip(card.skills, out.get("skills", []), strict=True):

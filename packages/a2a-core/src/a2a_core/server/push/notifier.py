@@ -1,0 +1,558 @@
+"""Push notifications: config CRUD plus an off-path, ordered, retrying webhook sender.
+
+The task manager calls ``on_event`` inline after every applied event, so it
+only appends to a bounded queue and returns. A worker fans each event out to
+the task's configs; every (task, config) pair has its own lane that sends one
+delivery at a time, so a receiver sees a task's updates in order, and a slow
+receiver delays only its own lane. Memory is bounded everywhere: the intake
+queue and each lane drop their oldest entry when full (logged, counted), and
+the worker waits while too many deliveries are outstanding.
+
+What is delivered: every status update and every artifact update, in the body
+shape of the version the config was created in (see ``payload``). A config
+receives the events that happen after it was created. After a task's terminal
+update has been delivered (or given up on) to a config, the config is
+forgotten: a finished task sends nothing more, and the spec keeps configs
+only "until task completion or deletion".
+
+Secrets never leave through the API: ``get_config``/``list_configs`` (and the
+config ``set_config`` returns) show ``token`` and ``authentication.credentials``
+as ``"***"``. Setting a config again with ``"***"`` in place of a secret keeps
+the stored one, so a read-modify-write round trip does not clobber it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+import uuid
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from types import TracebackType
+
+import httpx
+
+from ...errors import InvalidParamsError
+from ...types import (
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
+    TaskState,
+    TaskStatusUpdateEvent,
+)
+from .payload import check_secrets, render
+from .policy import ResolutionError, TargetRefusedError, UrlPolicy
+from .store import MemoryPushConfigStore, PushConfigEntry, PushConfigStore
+from .transport import VettedTransport
+
+__all__ = ["REDACTED", "PushNotificationService", "PushStats", "RetryPolicy", "redact"]
+
+logger = logging.getLogger("a2a_core.server.push")
+
+REDACTED = "***"
+"""What a secret looks like when a config is read back."""
+
+MAX_CONFIG_ID_LENGTH = 256
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """Bounded retries with exponential backoff and jitter.
+
+    Retried: connection errors, timeouts, HTTP 429 and 5xx. Not retried: other
+    statuses (4xx, and 3xx since redirects are never followed) and URLs the
+    policy refuses.
+    """
+
+    max_retries: int = 3
+    """Retries after the first attempt (delays 0.5 s, 1 s, 2 s by default)."""
+    backoff: float = 0.5
+    """Delay before the first retry; doubles for each later one."""
+    max_backoff: float = 30.0
+    """Cap on any delay, including one asked for by ``Retry-After``."""
+    jitter: float = 0.2
+    """Each delay is scaled by a random factor in [1 - jitter, 1 + jitter]."""
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0 or self.backoff < 0 or self.max_backoff < 0:
+            raise ValueError("max_retries, backoff and max_backoff must be >= 0")
+        if not 0 <= self.jitter < 1:
+            raise ValueError("jitter must be in [0, 1)")
+
+    def delay(self, retry: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number ``retry`` (1-based)."""
+        base = self.backoff * (2 ** (retry - 1))
+        if retry_after is not None:
+            base = max(base, retry_after)
+        base = min(base, self.max_backoff)
+        return base * random.uniform(1 - self.jitter, 1 + self.jitter)
+
+
+@dataclass(frozen=True, slots=True)
+class PushStats:
+    """Counters of the sender since it was created."""
+
+    delivered: int = 0
+    """Deliveries a webhook accepted with a 2xx."""
+    failed: int = 0
+    """Deliveries given up on (refused URL, non-retryable status, retries exhausted)."""
+    dropped: int = 0
+    """Events or deliveries discarded unsent (queue overflow, shutdown)."""
+    retried: int = 0
+    """Retry attempts made."""
+    pending: int = 0
+    """Deliveries waiting in lanes or in flight right now."""
+
+
+@dataclass(slots=True)
+class _Counters:
+    delivered: int = 0
+    failed: int = 0
+    dropped: int = 0
+    retried: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Event:
+    task: Task
+    event: StreamEvent
+    at_ns: int
+    final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Delivery:
+    task_id: str
+    config_id: str
+    task: Task
+    event: StreamEvent
+    final: bool
+
+
+@dataclass(slots=True)
+class _Lane:
+    queue: deque[_Delivery] = field(default_factory=deque[_Delivery])
+    runner: asyncio.Task[None] | None = None
+
+
+def redact(config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
+    """The config as the API shows it: secrets replaced by ``REDACTED``."""
+    update: dict[str, object] = {}
+    if config.token:
+        update["token"] = REDACTED
+    auth = config.authentication
+    if auth is not None and auth.credentials:
+        update["authentication"] = auth.model_copy(update={"credentials": REDACTED})
+    return config.model_copy(update=update) if update else config
+
+
+def _restore_secrets(
+    config: TaskPushNotificationConfig, previous: TaskPushNotificationConfig | None
+) -> TaskPushNotificationConfig:
+    """Put back secrets a client echoed as ``REDACTED`` after reading the config."""
+    update: dict[str, object] = {}
+    if config.token == REDACTED:
+        if previous is None or not previous.token:
+            raise InvalidParamsError(f"token {REDACTED!r} is the redaction marker, not a token")
+        update["token"] = previous.token
+    auth = config.authentication
+    if auth is not None and auth.credentials == REDACTED:
+        old = previous.authentication if previous is not None else None
+        if old is None or not old.credentials:
+            raise InvalidParamsError(
+                f"credentials {REDACTED!r} is the redaction marker, not a credential"
+            )
+        update["authentication"] = auth.model_copy(update={"credentials": old.credentials})
+    return config.model_copy(update=update) if update else config
+
+
+def _wire_version(version: str) -> str:
+    if version.startswith("0."):
+        return "0.3"
+    if version.startswith("1."):
+        return "1.0"
+    raise InvalidParamsError(f"Unknown protocol version {version!r} for a push config")
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None  # HTTP-date form: fall back to our own backoff
+    return seconds if seconds >= 0 else None
+
+
+class PushNotificationService:
+    """Stores webhook configs per task and delivers task updates to them (a PushNotifier)."""
+
+    def __init__(
+        self,
+        *,
+        store: PushConfigStore | None = None,
+        allow_private_targets: bool = False,
+        allowed_hosts: Iterable[str] = (),
+        policy: UrlPolicy | None = None,
+        timeout: float = 10.0,
+        retry: RetryPolicy | None = None,
+        max_queue: int = 1024,
+        max_backlog: int = 64,
+        max_pending: int = 4096,
+        max_concurrency: int = 16,
+        drain_timeout: float = 5.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        """
+        Args:
+            store: where configs live (default: a bounded ``MemoryPushConfigStore``).
+            allow_private_targets: accept loopback/private/link-local webhooks (tests,
+                trusted networks). Unspecified and multicast addresses stay refused.
+            allowed_hosts: host names or IPs trusted without address checks.
+            policy: a ready ``UrlPolicy`` instead of the two flags above.
+            timeout: seconds per attempt (connect, send, and wait for the status).
+            retry: retries and backoff (default ``RetryPolicy()``).
+            max_queue: events waiting for fan-out; past it the oldest is dropped.
+            max_backlog: deliveries waiting per (task, config); past it the oldest is dropped.
+            max_pending: deliveries outstanding in all lanes; past it fan-out waits.
+            max_concurrency: HTTP requests in flight at once.
+            drain_timeout: how long ``aclose`` lets queued deliveries finish.
+            transport: an httpx transport (tests). Default: ``VettedTransport(policy)``,
+                which connects only to addresses the policy allows.
+        """
+        if policy is not None and (allow_private_targets or allowed_hosts):
+            raise ValueError("pass either policy or allow_private_targets/allowed_hosts")
+        for name, value in (
+            ("timeout", timeout),
+            ("max_queue", max_queue),
+            ("max_backlog", max_backlog),
+            ("max_pending", max_pending),
+            ("max_concurrency", max_concurrency),
+        ):
+            if value <= 0:
+                raise ValueError(f"{name} must be > 0")
+        if drain_timeout < 0:
+            raise ValueError("drain_timeout must be >= 0")
+        self.policy = policy or UrlPolicy.build(
+            allow_private_targets=allow_private_targets, allowed_hosts=allowed_hosts
+        )
+        self.store: PushConfigStore = store if store is not None else MemoryPushConfigStore()
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self.max_queue = max_queue
+        self.max_backlog = max_backlog
+        self.max_pending = max_pending
+        self.drain_timeout = drain_timeout
+        self._transport = transport
+        self._concurrency_limit = max_concurrency
+        self._counters = _Counters()
+        self._intake: deque[_Event] = deque()
+        self._lanes: dict[tuple[str, str], _Lane] = {}
+        self._pending = 0
+        self._client: httpx.AsyncClient | None = None
+        self._worker: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._room: asyncio.Event | None = None
+        self._concurrency: asyncio.Semaphore | None = None
+        self._closing = False
+        self._closed = False
+        self._last_drop_log = 0.0
+
+    # -- observability ------------------------------------------------------------
+    @property
+    def stats(self) -> PushStats:
+        """A snapshot of the counters."""
+        c = self._counters
+        return PushStats(c.delivered, c.failed, c.dropped, c.retried, self._pending)
+
+    # -- config CRUD (the PushNotifier protocol) -------------------------------------
+    async def set_config(
+        self, config: TaskPushNotificationConfig, version: str
+    ) -> TaskPushNotificationConfig:
+        """Validate and store a config (replacing one with the same id); returns it redacted."""
+        wire_version = _wire_version(version)
+        task_id = config.task_id
+        if not task_id:
+            raise InvalidParamsError("taskId is required")
+        config_id = config.id or str(uuid.uuid4())
+        if len(config_id) > MAX_CONFIG_ID_LENGTH:
+            raise InvalidParamsError(
+                f"A push config id may have at most {MAX_CONFIG_ID_LENGTH} characters"
+            )
+        try:
+            await self.policy.check_new(config.url)
+        except TargetRefusedError as exc:
+            raise InvalidParamsError(f"Push notification URL refused: {exc}") from None
+        existing = await self.store.get(task_id, config_id)
+        config = _restore_secrets(
+            config.model_copy(update={"id": config_id}),
+            existing.config if existing is not None else None,
+        )
+        check_secrets(config)
+        created_ns = existing.created_ns if existing is not None else time.time_ns()
+        await self.store.put(PushConfigEntry(config, wire_version, created_ns))
+        return redact(config)
+
+    async def get_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig | None:
+        entry = await self.store.get(task_id, config_id)
+        return redact(entry.config) if entry is not None else None
+
+    async def list_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
+        return [redact(entry.config) for entry in await self.store.list(task_id)]
+
+    async def delete_config(self, task_id: str, config_id: str) -> bool:
+        return await self.store.delete(task_id, config_id)
+
+    # -- intake (runs inline on the event path: never blocks) ---------------------
+    def on_event(self, task: Task, event: StreamEvent, previous: TaskState | None) -> None:
+        """Queue ``event`` for the task's webhooks; returns at once."""
+        if not isinstance(event, TaskStatusUpdateEvent | TaskArtifactUpdateEvent):
+            return
+        if self._closing:
+            self._counters.dropped += 1
+            return
+        try:
+            self._ensure_started()
+        except RuntimeError:
+            self._counters.dropped += 1
+            logger.warning("push event for task %s dropped: no running event loop", task.id)
+            return
+        if len(self._intake) >= self.max_queue:
+            lost = self._intake.popleft()
+            self._drop(f"push queue full ({self.max_queue}); dropped an event of {lost.task.id}")
+        final = isinstance(event, TaskStatusUpdateEvent) and event.status.state.is_terminal
+        self._intake.append(_Event(task, event, time.time_ns(), final))
+        assert self._wake is not None
+        self._wake.set()
+
+    def _drop(self, message: str) -> None:
+        self._counters.dropped += 1
+        now = time.monotonic()
+        if now - self._last_drop_log >= 1.0:  # overload must not flood the log
+            self._last_drop_log = now
+            logger.warning("%s (dropped so far: %d)", message, self._counters.dropped)
+
+    # -- lifecycle ----------------------------------------------------------------
+    async def start(self) -> None:
+        """Start the sender now (otherwise it starts with the first event)."""
+        self._ensure_started()
+
+    def _ensure_started(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._worker is not None and not self._worker.done() and self._loop is loop:
+            return
+        if self._closing:
+            raise RuntimeError("the push notification service is closed")
+        if self._loop is not loop:
+            self._loop = loop
+            self._wake = asyncio.Event()
+            self._room = asyncio.Event()
+            self._concurrency = asyncio.Semaphore(self._concurrency_limit)
+            self._client = None
+        self._worker = loop.create_task(self._run(), name="a2a-push-worker")
+
+    async def __aenter__(self) -> PushNotificationService:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop taking events, let queued deliveries finish for ``drain_timeout``, then stop."""
+        if self._closed:
+            return
+        self._closing = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.drain_timeout
+        if self._wake is not None:
+            self._wake.set()
+        if self._worker is not None and not self._worker.done():
+            await asyncio.wait({self._worker}, timeout=max(0.0, deadline - loop.time()))
+        while True:
+            runners = {lane.runner for lane in self._lanes.values() if lane.runner is not None}
+            remaining = deadline - loop.time()
+            if not runners or remaining <= 0:
+                break
+            await asyncio.wait(runners, timeout=remaining)
+        leftovers = [t for t in (self._worker, *runners) if t is not None and not t.done()]
+        for task in leftovers:
+            task.cancel()
+        if leftovers:
+            await asyncio.gather(*leftovers, return_exceptions=True)
+        unsent = len(self._intake) + sum(len(lane.queue) for lane in self._lanes.values())
+        if unsent:
+            self._counters.dropped += unsent
+            logger.warning("push service closed with %d undelivered notifications", unsent)
+        self._intake.clear()
+        self._lanes.clear()
+        self._pending = 0
+        self._closed = True
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+        await self.store.aclose()
+
+    # -- fan-out ----------------------------------------------------------------------
+    async def _run(self) -> None:
+        assert self._wake is not None
+        while True:
+            while not self._intake:
+                if self._closing:
+                    return
+                self._wake.clear()
+                await self._wake.wait()
+            item = self._intake.popleft()
+            try:
+                entries = await self.store.list(item.task.id)
+            except Exception:
+                logger.exception("push: could not read the configs of task %s", item.task.id)
+                self._counters.dropped += 1
+                continue
+            for entry in entries:
+                if entry.created_ns > item.at_ns:
+                    continue  # created after the event happened
+                await self._wait_for_room()
+                self._enqueue(entry, item)
+
+    async def _wait_for_room(self) -> None:
+        assert self._room is not None
+        while self._pending >= self.max_pending:
+            self._room.clear()
+            await self._room.wait()
+
+    def _enqueue(self, entry: PushConfigEntry, item: _Event) -> None:
+        key = (entry.task_id, entry.config_id)
+        lane = self._lanes.get(key)
+        if lane is None:
+            lane = self._lanes[key] = _Lane()
+        delivery = _Delivery(key[0], key[1], item.task, item.event, item.final)
+        if entry.version == "0.3" and lane.queue:
+            # 0.3 bodies are full Task snapshots: the newest supersedes one still waiting.
+            lane.queue[-1] = replace(delivery, final=delivery.final or lane.queue[-1].final)
+        else:
+            if len(lane.queue) >= self.max_backlog:
+                lane.queue.popleft()
+                self._pending -= 1
+                self._drop(
+                    f"push backlog of task {key[0]} config {key[1]} is full "
+                    f"({self.max_backlog}); dropped its oldest update"
+                )
+            lane.queue.append(delivery)
+            self._pending += 1
+        if lane.runner is None:
+            assert self._loop is not None
+            lane.runner = self._loop.create_task(self._drain(key, lane), name="a2a-push-lane")
+
+    async def _drain(self, key: tuple[str, str], lane: _Lane) -> None:
+        try:
+            while lane.queue:
+                delivery = lane.queue.popleft()
+                try:
+                    await self._deliver(delivery)
+                except asyncio.CancelledError:
+                    self._counters.dropped += 1
+                    raise
+                except Exception:
+                    self._counters.failed += 1
+                    logger.exception("push: delivery for task %s config %s crashed", key[0], key[1])
+                finally:
+                    self._pending -= 1
+                    if self._room is not None:
+                        self._room.set()
+        finally:
+            lane.runner = None
+            if self._lanes.get(key) is lane and not lane.queue:
+                del self._lanes[key]
+
+    # -- delivery -----------------------------------------------------------------------
+    async def _deliver(self, delivery: _Delivery) -> None:
+        entry = await self.store.get(delivery.task_id, delivery.config_id)
+        if entry is None:
+            return  # deleted meanwhile: nothing to do
+        if await self._post(entry, delivery):
+            self._counters.delivered += 1
+        else:
+            self._counters.failed += 1
+        if delivery.final:
+            await self.store.delete(delivery.task_id, delivery.config_id)
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(
+                transport=self._transport or VettedTransport(self.policy),
+                follow_redirects=False,
+                timeout=httpx.Timeout(self.timeout),
+                trust_env=False,
+                headers={"User-Agent": "a2a-adapters-core push notifier"},
+            )
+        return self._client
+
+    async def _post(self, entry: PushConfigEntry, delivery: _Delivery) -> bool:
+        """One delivery with retries; True when the webhook accepted it."""
+        config = entry.config
+        where = f"task {delivery.task_id} config {delivery.config_id}"
+        try:
+            origin = self.policy.parse(config.url).safe_origin
+            body, headers = render(config, entry.version, delivery.task, delivery.event)
+        except (TargetRefusedError, ValueError) as exc:
+            logger.warning("push for %s not sent: %s", where, exc)
+            return False
+        assert self._concurrency is not None
+        reason = ""
+        retry_after: float | None = None
+        for attempt in range(self.retry.max_retries + 1):
+            if attempt:
+                self._counters.retried += 1
+                await asyncio.sleep(self.retry.delay(attempt, retry_after))
+            retry_after = None
+            try:
+                target = await self.policy.check_dispatch(config.url)
+                async with (
+                    self._concurrency,
+                    asyncio.timeout(self.timeout),
+                    self._http().stream(
+                        "POST", target.url, content=body, headers=headers
+                    ) as response,
+                ):
+                    status = response.status_code
+                    retry_after = _retry_after(response.headers.get("retry-after"))
+            except TargetRefusedError as exc:
+                logger.warning("push to %s for %s refused: %s", origin, where, exc)
+                return False
+            except (ResolutionError, TimeoutError, httpx.TimeoutException) as exc:
+                reason = f"{type(exc).__name__} {exc}".strip()
+                continue
+            except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+                reason = f"{type(exc).__name__}: {exc}"
+                continue
+            except httpx.HTTPError as exc:
+                logger.warning("push to %s for %s failed: %s", origin, where, type(exc).__name__)
+                return False
+            if 200 <= status < 300:
+                return True
+            if status == 429 or status >= 500:
+                reason = f"HTTP {status}"
+                continue
+            logger.warning(
+                "push to %s for %s rejected with HTTP %d (not retried)", origin, where, status
+            )
+            return False
+        logger.warning(
+            "push to %s for %s failed after %d attempts: %s",
+            origin,
+            where,
+            self.retry.max_retries + 1,
+            reason,
+        )
+        return False

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from ...errors import A2AError, InternalError
+from ...errors import A2AError, InternalError, UnsupportedOperationError
 from ...server.context import Principal, ServerCallContext
 from ...types import StreamEvent
 from ...wire.operations import Operation
@@ -55,7 +55,12 @@ class InProcessTransport:
         self.principal = principal
         self.headers = dict(headers or {})
 
-    def _context(self, request: BaseModel, options: CallOptions | None) -> ServerCallContext:
+    def _context(
+        self, op: Operation, request: BaseModel, options: CallOptions | None
+    ) -> ServerCallContext:
+        if self.version == "0.3" and op.method("0.3") is None:
+            # As over HTTP: 0.3 has no method for it, so a 0.3 caller cannot ask.
+            raise UnsupportedOperationError(f"{op.value} has no A2A 0.3 method")
         headers = self.headers
         extensions: frozenset[str] = frozenset()
         if options is not None:
@@ -74,8 +79,9 @@ class InProcessTransport:
     async def call(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> Any:
+        call = self._context(op, request, options)
         try:
-            return await self.service.handle(op, request, self._context(request, options))
+            return await self.service.handle(op, request, call)
         except A2AError:
             raise
         except Exception as exc:
@@ -84,8 +90,9 @@ class InProcessTransport:
     async def open_stream(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> EventIterator:
+        call = self._context(op, request, options)
         try:
-            events = await self.service.open_stream(op, request, self._context(request, options))
+            events = await self.service.open_stream(op, request, call)
         except A2AError:
             raise
         except Exception as exc:

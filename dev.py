@@ -14,6 +14,7 @@ in the user cache) and runs ``uv sync --all-packages --locked``, which makes
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -61,7 +62,8 @@ def find_uv() -> list[str]:
         return [str(boot_uv)]
     except (OSError, subprocess.CalledProcessError) as exc:
         say(f"bootstrap venv failed ({exc}); trying pip install --user uv")
-    _run([sys.executable, "-m", "pip", "install", "-q", "--user", "uv"])
+    with contextlib.suppress(OSError, subprocess.CalledProcessError):
+        _run([sys.executable, "-m", "pip", "install", "-q", "--user", "uv"])
     if _runs([sys.executable, "-m", "uv", "--version"]):
         return [sys.executable, "-m", "uv"]
     fail("could not install uv; install it (https://docs.astral.sh/uv/) and retry")

@@ -70,12 +70,12 @@ class AgentExtension(A2AModel):
 class AgentCapabilities(A2AModel):
     """Optional protocol features the agent offers."""
 
-    streaming: bool | None = None
-    push_notifications: bool | None = None
+    streaming: bool | None = Field(default=None, exclude_if=not_none)
+    push_notifications: bool | None = Field(default=None, exclude_if=not_none)
     extensions: list[AgentExtension] = Field(
         default_factory=list[AgentExtension], exclude_if=is_empty
     )
-    extended_agent_card: bool | None = None
+    extended_agent_card: bool | None = Field(default=None, exclude_if=not_none)
 
 
 class StringList(A2AModel):

@@ -66,10 +66,12 @@ def a2a_adapt_agent(agent: Any, options: Mapping[str, Any]) -> ResolvedAgent | N
 def a2a_register_task_stores(register: TaskStoreRegistrar) -> None:
     """Register task store factories by URL scheme: ``register("sqlite", factory)``.
 
-    ``factory(url) -> TaskStore`` is called when a store is opened by URL
-    (``open_task_store("sqlite:///tasks.db")``); it must be cheap and must
-    not do I/O (connect lazily, on first use). ``memory`` is a built-in
-    plugin. Two plugins registering the same scheme is a ``PluginError``.
+    Called when a store is opened by URL at startup
+    (``open_task_store("sqlite:///tasks.db")``, ``configure_service(store_url=...)``);
+    then the scheme's ``factory(url) -> TaskStore`` builds the store. The
+    factory must be cheap and must not do I/O (connect lazily, on first use).
+    ``memory`` is a built-in plugin. Two plugins registering the same scheme
+    is a ``PluginError``.
     """
 
 

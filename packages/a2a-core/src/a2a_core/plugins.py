@@ -363,7 +363,7 @@ class _Registrar(Generic[T]):
             )
         if not isinstance(name, str) or not name.strip():  # pyright: ignore[reportUnnecessaryIsInstance]
             raise self._error(
-                f"a2a plugin {plugin!r} registered a {what} without a name ({name!r})"
+                f"a2a plugin {plugin!r} registered an unnamed {what} ({name!r})"
             )
         if not self.accept(value):
             raise self._error(

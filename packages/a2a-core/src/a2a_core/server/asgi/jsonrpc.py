@@ -58,7 +58,7 @@ from .http import (
     requested_version,
     send_bytes,
 )
-from .sse import SSE_HEADERS, send_sse_error, stream_sse
+from .sse import SSE_HEADERS, close_events, send_sse_error, stream_sse
 
 __all__ = ["JsonRpcEndpoint"]
 
@@ -173,7 +173,7 @@ class JsonRpcEndpoint:
             )
             return
         if notification:
-            await _discard(events)
+            await close_events(events, started=False)
             await send(_NO_CONTENT_START)
             await send(_EMPTY_BODY)
             return
@@ -241,10 +241,3 @@ class JsonRpcEndpoint:
             await send_sse_error(send, b"data: " + body + b"\n\n", SSE_HEADERS + more)
             return
         await send_bytes(send, status, body, _JSON, more)
-
-
-async def _discard(events: AsyncIterator[StreamEvent]) -> None:
-    """A streaming notification: the work was started; nobody reads the events."""
-    aclose = getattr(events, "aclose", None)
-    if aclose is not None:
-        await aclose()

@@ -5,7 +5,8 @@ Routes are matched by splitting the path once; there is no regex table. The
 (then the 0.3 HTTP+JSON shapes are used on the same paths); a request without
 the header is 1.0 here, because 0.3 clients use the ``/v1`` routes, which are
 0.3 whatever the header says. Path values (task id, config id, tenant) win
-over the same fields in the body or the query string.
+over the same fields in the body or the query string. Every path under
+``/v1/`` belongs to 0.3, so ``v1`` cannot be a tenant.
 
 Errors: 1.0 answers a ``google.rpc.Status`` body with the status of the
 configured mapping (1.0.1 by default, 1.0.0 for the conformance kit); 0.3
@@ -140,10 +141,9 @@ def match_route(path: str) -> RouteMatch | None:
     parts = path[1:].split("/")
     if len(parts) > 5:
         return None
-    if parts[0] == "v1" and len(parts) > 1:
-        found = _match(parts[1:], legacy=True)
-        if found is not None:
-            return RouteMatch(found[0], "0.3", None, found[1], found[2])
+    if parts[0] == "v1":  # the 0.3 namespace ("v1" cannot be a tenant)
+        found = _match(parts[1:], legacy=True) if len(parts) > 1 else None
+        return None if found is None else RouteMatch(found[0], "0.3", None, found[1], found[2])
     found = _match(parts, legacy=False)
     if found is not None:
         return RouteMatch(found[0], None, None, found[1], found[2])

@@ -22,7 +22,7 @@ from ...errors import A2AError, InternalError
 from ...types import StreamEvent
 from .http import Receive, Send
 
-__all__ = ["SSE_HEADERS", "SseConfig", "send_sse_error", "stream_sse"]
+__all__ = ["SSE_HEADERS", "SseConfig", "close_events", "send_sse_error", "stream_sse"]
 
 logger = logging.getLogger("a2a_core.server.asgi")
 
@@ -146,15 +146,18 @@ async def stream_sse(
     task = asyncio.current_task()
     if task is None:  # pragma: no cover - ASGI servers always run apps in a task
         raise RuntimeError("stream_sse must run inside an asyncio task")
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
     pump = _Pump(send, loop, task)
-    watcher = loop.create_task(_watch(receive, pump))
-    periods = [p for p in (config.ping_interval, config.send_timeout) if p is not None]
-    if periods:
-        period = min(periods) / 2 if config.send_timeout is not None else min(periods)
-        pump.timer = loop.call_later(period, _tick, pump, config, period)
+    watcher: asyncio.Task[None] | None = None
+    started = False
     try:
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        watcher = loop.create_task(_watch(receive, pump))
+        periods = [p for p in (config.ping_interval, config.send_timeout) if p is not None]
+        if periods:
+            period = min(periods) / 2 if config.send_timeout is not None else min(periods)
+            pump.timer = loop.call_later(period, _tick, pump, config, period)
         error: bytes | None = None
+        started = True
         try:
             async for event in events:
                 try:
@@ -181,17 +184,37 @@ async def stream_sse(
         pump.active = False
         if pump.timer is not None:
             pump.timer.cancel()
-        watcher.cancel()
+        if watcher is not None:
+            watcher.cancel()
         if pump.ping_task is not None and not pump.ping_task.done():
             pump.ping_task.cancel()
-        aclose = getattr(events, "aclose", None)
-        if aclose is not None:
-            try:
-                await cast(Callable[[], Any], aclose)()
-            except Exception:
-                logger.debug("closing an event stream failed", exc_info=True)
+        await close_events(events, started=started)
     if not pump.dropped:
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def close_events(events: AsyncIterator[Any], *, started: bool = True) -> None:
+    """Close an event iterator so that its cleanup (releasing a subscription) runs.
+
+    ``aclose()`` on an async generator that never ran does not execute its
+    ``finally`` blocks, and the service's streams hold a subscription opened
+    before their generator starts. So an iterator that was never iterated is
+    run to its first suspension and cancelled there, which runs its cleanup.
+    """
+    try:
+        if not started:
+            step = asyncio.ensure_future(anext(events))
+            await asyncio.sleep(0)
+            if not step.done():
+                step.cancel()
+            await asyncio.wait({step})
+            if not step.cancelled():
+                step.exception()  # retrieved: a failing first step is not our concern here
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            await cast(Callable[[], Any], aclose)()
+    except Exception:
+        logger.debug("closing an event stream failed", exc_info=True)
 
 
 async def send_sse_error(send: Send, frame: bytes, headers: list[tuple[bytes, bytes]]) -> None:

@@ -1,0 +1,345 @@
+"""SSE: framing over both bindings, errors before and during a stream, disconnects, keep-alive."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from a2a_core.errors import A2AError, TaskNotFoundError
+from a2a_core.server import A2AService, RequestContext, ServerCallContext
+from a2a_core.server.asgi import SseConfig, create_app
+from a2a_core.server.asgi.sse import close_events, stream_sse
+from a2a_core.types import Message, Part, StreamEvent
+from a2a_core.wire import Operation
+from a2a_http_support import (
+    V10,
+    WaitingAgent,
+    echo,
+    make_card,
+    parse_sse,
+    rpc,
+    v03_message,
+    v03_rest_message,
+    v10_message,
+)
+from pydantic import BaseModel
+
+
+def assert_sse_response(r: httpx.Response) -> None:
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "text/event-stream"
+    assert r.headers["cache-control"] == "no-cache"
+    assert r.headers["x-accel-buffering"] == "no"
+    for block in r.text.split("\n\n")[:-1]:
+        assert block.startswith("data: {"), block
+
+
+# -- framing over the app -----------------------------------------------------------------
+
+
+async def test_stream_v10_jsonrpc(client: httpx.AsyncClient) -> None:
+    r = await client.post(
+        "/", json=rpc("SendStreamingMessage", {"message": v10_message("s")}, rid=11), headers=V10
+    )
+    assert_sse_response(r)
+    events = parse_sse(r.text)
+    assert all(e["jsonrpc"] == "2.0" and e["id"] == 11 for e in events)
+    results = [e["result"] for e in events]
+    assert "task" in results[0]
+    assert results[1]["artifactUpdate"]["artifact"]["parts"] == [{"text": "echo: s"}]
+    assert results[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+async def test_stream_v03_jsonrpc(client: httpx.AsyncClient) -> None:
+    r = await client.post("/", json=rpc("message/stream", {"message": v03_message("s")}, rid="x"))
+    assert_sse_response(r)
+    results = [e["result"] for e in parse_sse(r.text)]
+    assert results[0]["kind"] == "task"
+    assert results[-1]["kind"] == "status-update"
+    assert results[-1]["final"] is True
+    assert results[-1]["status"]["state"] == "completed"
+
+
+async def test_stream_v10_rest_frames_are_bare_stream_responses(client: httpx.AsyncClient) -> None:
+    r = await client.post("/message:stream", json={"message": v10_message("r")})
+    assert_sse_response(r)
+    events = parse_sse(r.text)
+    assert set(events[0]) == {"task"}
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+async def test_stream_v03_rest(client: httpx.AsyncClient) -> None:
+    r = await client.post("/v1/message:stream", json={"message": v03_rest_message("r")})
+    assert_sse_response(r)
+    events = parse_sse(r.text)
+    assert "task" in events[0]
+    assert events[-1]["statusUpdate"]["final"] is True
+
+
+async def test_reply_message_stream_is_one_message(make_client: Any) -> None:
+    async def reply(context: RequestContext) -> Message:
+        return Message.agent("just this")
+
+    svc = A2AService(reply, make_card())
+    client = make_client(create_app(svc))
+    r = await client.post(
+        "/", json=rpc("SendStreamingMessage", {"message": v10_message()}), headers=V10
+    )
+    events = parse_sse(r.text)
+    assert len(events) == 1
+    assert events[0]["result"]["message"]["parts"] == [{"text": "just this"}]
+    await svc.aclose()
+
+
+@pytest.mark.parametrize("how", ["jsonrpc-1.0", "jsonrpc-0.3", "rest-post", "rest-get", "rest-0.3"])
+async def test_subscribe_follows_a_working_task(
+    waiting: tuple[A2AService, WaitingAgent], make_client: Any, how: str
+) -> None:
+    svc, agent = waiting
+    client = make_client(create_app(svc))
+    r = await client.post(
+        "/message:send",
+        json={"message": v10_message("w"), "configuration": {"returnImmediately": True}},
+    )
+    task_id = r.json()["task"]["id"]
+    await asyncio.sleep(0.01)
+    asyncio.get_running_loop().call_later(0.1, agent.release.set)
+    if how == "jsonrpc-1.0":
+        r = await client.post("/", json=rpc("SubscribeToTask", {"id": task_id}), headers=V10)
+        events = [e["result"] for e in parse_sse(r.text)]
+    elif how == "jsonrpc-0.3":
+        r = await client.post("/", json=rpc("tasks/resubscribe", {"id": task_id}))
+        events = [e["result"] for e in parse_sse(r.text)]
+        assert events[0]["kind"] == "task"
+        assert events[-1]["final"] is True
+        return
+    elif how == "rest-post":
+        r = await client.post(f"/tasks/{task_id}:subscribe")
+        events = parse_sse(r.text)
+    elif how == "rest-get":
+        r = await client.get(f"/tasks/{task_id}:subscribe")
+        events = parse_sse(r.text)
+    else:
+        r = await client.post(f"/v1/tasks/{task_id}:subscribe")
+        events = parse_sse(r.text)
+        assert events[0]["task"]["status"]["state"] == "TASK_STATE_WORKING"
+        assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        return
+    assert_sse_response(r)
+    assert events[0]["task"]["id"] == task_id
+    assert events[0]["task"]["status"]["state"] == "TASK_STATE_WORKING"
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert svc.manager.bus.subscriber_count() == 0
+
+
+async def test_rest_stream_error_before_first_event_is_http_error(
+    client: httpx.AsyncClient,
+) -> None:
+    r = await client.post("/tasks/missing:subscribe")
+    assert r.status_code == 404
+    assert r.json()["error"]["status"] == "NOT_FOUND"
+
+
+# -- errors during a stream ------------------------------------------------------------------
+
+
+class ScriptedService(A2AService):
+    """Streams a fixed script: events, then optionally an exception."""
+
+    def __init__(self, script: list[Any]) -> None:
+        super().__init__(echo, make_card())
+        self.script = script
+        self.closed = asyncio.Event()
+
+    async def open_stream(
+        self, op: Operation, request: BaseModel, call: ServerCallContext
+    ) -> AsyncIterator[StreamEvent]:
+        return self._run()
+
+    async def _run(self) -> AsyncIterator[StreamEvent]:
+        try:
+            for item in self.script:
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            self.closed.set()
+
+
+@pytest.mark.parametrize(
+    ("failure", "code", "hidden"),
+    [
+        (TaskNotFoundError("gone away"), -32001, None),
+        (RuntimeError("secret detail"), -32603, "secret"),
+    ],
+)
+async def test_mid_stream_error_is_an_error_event_then_end(
+    make_client: Any, failure: BaseException, code: int, hidden: str | None
+) -> None:
+    svc = ScriptedService([Message.agent("first"), failure, Message.agent("never")])
+    client = make_client(create_app(svc))
+    r = await client.post(
+        "/", json=rpc("SendStreamingMessage", {"message": v10_message()}, rid=3), headers=V10
+    )
+    events = parse_sse(r.text)
+    assert len(events) == 2
+    assert events[0]["result"]["message"]["parts"] == [{"text": "first"}]
+    assert events[1]["id"] == 3
+    assert events[1]["error"]["code"] == code
+    if hidden:
+        assert hidden not in r.text
+    assert svc.closed.is_set()
+
+    r = await client.post("/message:stream", json={"message": v10_message()})
+    events = parse_sse(r.text)
+    assert len(events) == 2
+    assert "error" in events[1]
+    await svc.aclose()
+
+
+async def test_unencodable_event_ends_the_stream_with_an_error(make_client: Any) -> None:
+    async def markdown(context: RequestContext) -> Part:
+        return Part(text="# title", media_type="text/markdown")
+
+    svc = A2AService(markdown, make_card())
+    client = make_client(create_app(svc))
+    r = await client.post("/", json=rpc("message/stream", {"message": v03_message()}))
+    events = parse_sse(r.text)
+    assert events[0]["result"]["kind"] == "task"
+    assert events[-1]["error"]["code"] == -32603
+    assert "result" not in events[-1]
+    assert svc.manager.bus.subscriber_count() == 0
+    await svc.aclose()
+
+
+# -- stream_sse directly ------------------------------------------------------------------
+
+
+class FakeConnection:
+    """ASGI receive/send for one response; ``leave()`` makes the client disconnect."""
+
+    def __init__(self, block_after: int | None = None) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.gone = asyncio.Event()
+        self.block_after = block_after
+
+    async def receive(self) -> dict[str, Any]:
+        await self.gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: Any) -> None:
+        if self.block_after is not None and len(self.sent) >= self.block_after:
+            await asyncio.Event().wait()  # a client that stopped reading
+        self.sent.append(message)
+
+    def leave(self) -> None:
+        self.gone.set()
+
+    @property
+    def bodies(self) -> list[bytes]:
+        return [m.get("body", b"") for m in self.sent if m["type"] == "http.response.body"]
+
+
+class Script:
+    """An async generator that yields events, then waits forever; records its cleanup."""
+
+    def __init__(self, first: list[StreamEvent], pause: float | None = None) -> None:
+        self.first = first
+        self.pause = pause
+        self.closed = False
+
+    async def run(self) -> AsyncIterator[StreamEvent]:
+        try:
+            for event in self.first:
+                if self.pause:
+                    await asyncio.sleep(self.pause)
+                yield event
+            await asyncio.Event().wait()
+            yield Message.agent("unreachable")  # pragma: no cover
+        finally:
+            self.closed = True
+
+
+def _encode(event: StreamEvent) -> bytes:
+    return b"data: " + event.model_dump_json(by_alias=True).encode() + b"\n\n"
+
+
+def _encode_error(error: A2AError) -> bytes:
+    return b'data: {"error":' + str(error.code).encode() + b"}\n\n"
+
+
+async def test_disconnect_stops_the_pump_and_closes_the_iterator() -> None:
+    conn = FakeConnection()
+    script = Script([Message.agent("one")])
+    asyncio.get_running_loop().call_later(0.05, conn.leave)
+    await asyncio.wait_for(
+        stream_sse(conn.receive, conn.send, script.run(), _encode, _encode_error, [], SseConfig()),
+        timeout=5,
+    )
+    assert script.closed
+    assert len(conn.bodies) == 1  # one event; no closing body for a client that left
+    task = asyncio.current_task()
+    assert task is not None
+    assert task.cancelling() == 0
+
+
+async def test_outer_cancellation_still_propagates() -> None:
+    conn = FakeConnection()
+    script = Script([Message.agent("one")])
+    job = asyncio.create_task(
+        stream_sse(conn.receive, conn.send, script.run(), _encode, _encode_error, [], SseConfig())
+    )
+    await asyncio.sleep(0.02)
+    job.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await job
+    assert script.closed
+
+
+async def test_keep_alive_comment_on_a_silent_stream() -> None:
+    conn = FakeConnection()
+    script = Script([Message.agent("late")], pause=0.25)
+    asyncio.get_running_loop().call_later(0.4, conn.leave)
+    config = SseConfig(ping_interval=0.05, send_timeout=None)
+    await asyncio.wait_for(
+        stream_sse(conn.receive, conn.send, script.run(), _encode, _encode_error, [], config),
+        timeout=5,
+    )
+    pings = [b for b in conn.bodies if b == b": ping\n\n"]
+    assert len(pings) >= 2
+    assert any(b.startswith(b"data: ") for b in conn.bodies)
+    assert parse_sse(b"".join(conn.bodies).decode())[0]["parts"] == [{"text": "late"}]
+
+
+async def test_stalled_reader_is_dropped() -> None:
+    conn = FakeConnection(block_after=2)  # accepts the start and one frame, then stalls
+    script = Script([Message.agent("a"), Message.agent("b")])
+    config = SseConfig(ping_interval=None, send_timeout=0.1)
+    await asyncio.wait_for(
+        stream_sse(conn.receive, conn.send, script.run(), _encode, _encode_error, [], config),
+        timeout=5,
+    )
+    assert script.closed
+    assert len(conn.bodies) == 1
+
+
+async def test_close_events_runs_cleanup_of_a_stream_never_iterated(
+    waiting: tuple[A2AService, WaitingAgent],
+) -> None:
+    svc, _agent = waiting
+    from a2a_core.types import SendMessageRequest
+
+    request = SendMessageRequest.model_validate({"message": v10_message()})
+    events = await svc.open_stream(Operation.SEND_STREAMING_MESSAGE, request, ServerCallContext())
+    assert svc.manager.bus.subscriber_count() == 1
+    await close_events(events, started=False)
+    assert svc.manager.bus.subscriber_count() == 0
+
+
+@pytest.mark.parametrize(("ping", "timeout"), [(0.0, None), (None, -1.0)])
+def test_sse_config_validation(ping: float | None, timeout: float | None) -> None:
+    with pytest.raises(ValueError, match="must be > 0"):
+        SseConfig(ping_interval=ping, send_timeout=timeout)

@@ -15,7 +15,7 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from a2a_core import types as t
 from a2a_core.wire import Operation
@@ -39,6 +39,8 @@ __all__ = [
     "task_statuses",
     "tasks",
 ]
+
+M = TypeVar("M", bound=t.A2AModel)
 
 INT32_MAX = 2**31 - 1
 EXACT_DOUBLE = 2**53
@@ -70,6 +72,11 @@ urls = st.one_of(
 media_types = st.sampled_from(["text/plain", "application/json", "image/png", "text/csv; q=1"])
 modes = st.lists(media_types, max_size=3)
 small_str_lists = st.lists(nonempty, max_size=3)
+
+
+def _model(model: type[M], **fields: st.SearchStrategy[Any]) -> st.SearchStrategy[M]:
+    """A model from python-named fields (``st.builds`` would also invent aliased required args)."""
+    return st.fixed_dictionaries(fields).map(model.model_validate)
 
 
 def optional(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -168,7 +175,7 @@ states = st.sampled_from([s for s in t.TaskState if s is not t.TaskState.UNSPECI
 
 @cache
 def messages(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Message]:
-    return st.builds(
+    return _model(
         t.Message,
         message_id=ids,
         context_id=optional(ids),
@@ -183,7 +190,7 @@ def messages(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Message]:
 
 @cache
 def task_statuses(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.TaskStatus]:
-    return st.builds(
+    return _model(
         t.TaskStatus,
         state=states,
         message=optional(messages(flavor)),
@@ -193,7 +200,7 @@ def task_statuses(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.TaskStatus]:
 
 @cache
 def artifacts(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Artifact]:
-    return st.builds(
+    return _model(
         t.Artifact,
         artifact_id=ids,
         name=optional(nonempty),
@@ -211,7 +218,7 @@ def _context_ids(flavor: Flavor) -> st.SearchStrategy[str]:
 
 @cache
 def tasks(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Task]:
-    return st.builds(
+    return _model(
         t.Task,
         id=ids,
         context_id=_context_ids(flavor),
@@ -224,7 +231,7 @@ def tasks(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Task]:
 
 @cache
 def status_events(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.TaskStatusUpdateEvent]:
-    return st.builds(
+    return _model(
         t.TaskStatusUpdateEvent,
         task_id=ids,
         context_id=_context_ids(flavor),
@@ -235,7 +242,7 @@ def status_events(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.TaskStatusUpd
 
 @cache
 def artifact_events(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.TaskArtifactUpdateEvent]:
-    return st.builds(
+    return _model(
         t.TaskArtifactUpdateEvent,
         task_id=ids,
         context_id=_context_ids(flavor),
@@ -263,7 +270,7 @@ def push_configs(
 ) -> st.SearchStrategy[t.TaskPushNotificationConfig]:
     """Push configs; ``with_task_id`` forces the task id set (True) or unset (False)."""
     task_id = {None: optional(ids), True: ids, False: st.none()}[with_task_id]
-    return st.builds(
+    return _model(
         t.TaskPushNotificationConfig,
         tenant=st.none() if flavor.v03 else optional(nonempty),
         id=optional(ids),
@@ -271,7 +278,7 @@ def push_configs(
         url=urls,
         token=optional(nonempty),
         authentication=optional(
-            st.builds(
+            _model(
                 t.AuthenticationInfo,
                 scheme=st.sampled_from(["Bearer", "Basic", "bearer"]),
                 credentials=optional(nonempty),
@@ -284,11 +291,9 @@ def push_configs(
 
 scopes = st.dictionaries(nonempty, texts, max_size=3)
 security_requirements = st.lists(
-    st.builds(
+    _model(
         t.SecurityRequirement,
-        schemes=st.dictionaries(
-            nonempty, st.builds(t.StringList, values=small_str_lists), max_size=2
-        ),
+        schemes=st.dictionaries(nonempty, _model(t.StringList, values=small_str_lists), max_size=2),
     ),
     max_size=2,
 )
@@ -297,7 +302,7 @@ security_requirements = st.lists(
 def _flows(flavor: Flavor) -> st.SearchStrategy[t.OAuthFlows]:
     refresh = optional(urls)
     choices: list[st.SearchStrategy[t.OAuthFlows]] = [
-        st.builds(
+        _model(
             t.AuthorizationCodeOAuthFlow,
             authorization_url=urls,
             token_url=urls,
@@ -305,19 +310,19 @@ def _flows(flavor: Flavor) -> st.SearchStrategy[t.OAuthFlows]:
             scopes=scopes,
             pkce_required=st.just(False) if flavor.v03 else st.booleans(),
         ).map(lambda f: t.OAuthFlows(authorization_code=f)),
-        st.builds(
+        _model(
             t.ClientCredentialsOAuthFlow, token_url=urls, refresh_url=refresh, scopes=scopes
         ).map(lambda f: t.OAuthFlows(client_credentials=f)),
-        st.builds(
-            t.ImplicitOAuthFlow, authorization_url=urls, refresh_url=refresh, scopes=scopes
-        ).map(lambda f: t.OAuthFlows(implicit=f)),
-        st.builds(t.PasswordOAuthFlow, token_url=urls, refresh_url=refresh, scopes=scopes).map(
+        _model(t.ImplicitOAuthFlow, authorization_url=urls, refresh_url=refresh, scopes=scopes).map(
+            lambda f: t.OAuthFlows(implicit=f)
+        ),
+        _model(t.PasswordOAuthFlow, token_url=urls, refresh_url=refresh, scopes=scopes).map(
             lambda f: t.OAuthFlows(password=f)
         ),
     ]
     if not flavor.v03:
         choices.append(
-            st.builds(
+            _model(
                 t.DeviceCodeOAuthFlow,
                 device_authorization_url=urls,
                 token_url=urls,
@@ -333,28 +338,28 @@ def security_schemes(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.SecuritySc
     """One scheme of every kind: API key, HTTP auth, OAuth 2.0 (each flow), OIDC, mTLS."""
     description = optional(nonempty)
     return st.one_of(
-        st.builds(
+        _model(
             t.APIKeySecurityScheme,
             description=description,
             location=st.sampled_from(["header", "query", "cookie"]),
             name=nonempty,
         ).map(lambda s: t.SecurityScheme(api_key_security_scheme=s)),
-        st.builds(
+        _model(
             t.HTTPAuthSecurityScheme,
             description=description,
             scheme=st.sampled_from(["Bearer", "Basic", "Digest"]),
             bearer_format=optional(st.sampled_from(["JWT", "opaque"])),
         ).map(lambda s: t.SecurityScheme(http_auth_security_scheme=s)),
-        st.builds(
+        _model(
             t.OAuth2SecurityScheme,
             description=description,
             flows=_flows(flavor),
             oauth2_metadata_url=optional(urls),
         ).map(lambda s: t.SecurityScheme(oauth2_security_scheme=s)),
-        st.builds(
+        _model(
             t.OpenIdConnectSecurityScheme, description=description, open_id_connect_url=urls
         ).map(lambda s: t.SecurityScheme(open_id_connect_security_scheme=s)),
-        st.builds(t.MutualTlsSecurityScheme, description=description).map(
+        _model(t.MutualTlsSecurityScheme, description=description).map(
             lambda s: t.SecurityScheme(mtls_security_scheme=s)
         ),
     )
@@ -365,7 +370,7 @@ bindings = st.sampled_from(["JSONRPC", "HTTP+JSON", "GRPC"])
 
 @cache
 def interfaces(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.AgentInterface]:
-    return st.builds(
+    return _model(
         t.AgentInterface,
         url=urls,
         protocol_binding=bindings,
@@ -377,21 +382,21 @@ def interfaces(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.AgentInterface]:
 @cache
 def agent_cards(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.AgentCard]:
     """Cards with interfaces, provider, capabilities, extensions, skills, schemes, signatures."""
-    extension = st.builds(
+    extension = _model(
         t.AgentExtension,
         uri=urls,
         description=optional(nonempty),
         required=st.booleans(),
         params=metadata,
     )
-    capabilities = st.builds(
+    capabilities = _model(
         t.AgentCapabilities,
         streaming=optional(st.booleans()),
         push_notifications=optional(st.booleans()),
         extensions=st.lists(extension, max_size=2),
         extended_agent_card=optional(st.booleans()),
     )
-    skill = st.builds(
+    skill = _model(
         t.AgentSkill,
         id=ids,
         name=nonempty,
@@ -402,18 +407,18 @@ def agent_cards(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.AgentCard]:
         output_modes=modes,
         security_requirements=security_requirements,
     )
-    signature = st.builds(
+    signature = _model(
         t.AgentCardSignature,
         protected=nonempty,
         signature=nonempty,
         header=metadata,
     )
-    return st.builds(
+    return _model(
         t.AgentCard,
         name=nonempty,
         description=nonempty,
         supported_interfaces=st.lists(interfaces(flavor), min_size=1, max_size=3),
-        provider=optional(st.builds(t.AgentProvider, url=urls, organization=nonempty)),
+        provider=optional(_model(t.AgentProvider, url=urls, organization=nonempty)),
         version=nonempty,
         documentation_url=optional(urls),
         capabilities=capabilities,
@@ -441,14 +446,14 @@ def requests(op: Operation, flavor: Flavor = DEFAULT) -> st.SearchStrategy[Any]:
     """A valid internal request model for ``op``."""
     tenant = _tenant(flavor)
     if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
-        configuration = st.builds(
+        configuration = _model(
             t.SendMessageConfiguration,
             accepted_output_modes=modes,
             task_push_notification_config=optional(push_configs(flavor, with_task_id=False)),
             history_length=history_lengths,
             return_immediately=st.booleans(),
         )
-        return st.builds(
+        return _model(
             t.SendMessageRequest,
             tenant=tenant,
             message=messages(flavor),
@@ -456,9 +461,9 @@ def requests(op: Operation, flavor: Flavor = DEFAULT) -> st.SearchStrategy[Any]:
             metadata=metadata,
         )
     if op is Operation.GET_TASK:
-        return st.builds(t.GetTaskRequest, tenant=tenant, id=ids, history_length=history_lengths)
+        return _model(t.GetTaskRequest, tenant=tenant, id=ids, history_length=history_lengths)
     if op is Operation.LIST_TASKS:
-        return st.builds(
+        return _model(
             t.ListTasksRequest,
             tenant=tenant,
             context_id=optional(ids),
@@ -470,19 +475,17 @@ def requests(op: Operation, flavor: Flavor = DEFAULT) -> st.SearchStrategy[Any]:
             include_artifacts=optional(st.booleans()),
         )
     if op is Operation.CANCEL_TASK:
-        return st.builds(t.CancelTaskRequest, tenant=tenant, id=ids, metadata=metadata)
+        return _model(t.CancelTaskRequest, tenant=tenant, id=ids, metadata=metadata)
     if op is Operation.SUBSCRIBE_TO_TASK:
-        return st.builds(t.SubscribeToTaskRequest, tenant=tenant, id=ids)
+        return _model(t.SubscribeToTaskRequest, tenant=tenant, id=ids)
     if op is Operation.CREATE_PUSH_CONFIG:
         return push_configs(flavor, with_task_id=True)
     if op is Operation.GET_PUSH_CONFIG:
-        return st.builds(t.GetTaskPushNotificationConfigRequest, tenant=tenant, task_id=ids, id=ids)
+        return _model(t.GetTaskPushNotificationConfigRequest, tenant=tenant, task_id=ids, id=ids)
     if op is Operation.DELETE_PUSH_CONFIG:
-        return st.builds(
-            t.DeleteTaskPushNotificationConfigRequest, tenant=tenant, task_id=ids, id=ids
-        )
+        return _model(t.DeleteTaskPushNotificationConfigRequest, tenant=tenant, task_id=ids, id=ids)
     if op is Operation.LIST_PUSH_CONFIGS:
-        return st.builds(
+        return _model(
             t.ListTaskPushNotificationConfigsRequest,
             tenant=tenant,
             task_id=ids,
@@ -490,7 +493,7 @@ def requests(op: Operation, flavor: Flavor = DEFAULT) -> st.SearchStrategy[Any]:
             page_token=optional(nonempty),
         )
     if op is Operation.GET_EXTENDED_CARD:
-        return st.builds(t.GetExtendedAgentCardRequest, tenant=tenant)
+        return _model(t.GetExtendedAgentCardRequest, tenant=tenant)
     raise AssertionError(f"no strategy for {op}")
 
 
@@ -504,7 +507,7 @@ def results(op: Operation, flavor: Flavor = DEFAULT) -> st.SearchStrategy[Any]:
     if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
         return tasks(flavor)
     if op is Operation.LIST_TASKS:
-        return st.builds(
+        return _model(
             t.ListTasksResponse,
             tasks=st.lists(tasks(flavor), max_size=2),
             next_page_token=st.one_of(st.just(""), nonempty),
@@ -514,7 +517,7 @@ def results(op: Operation, flavor: Flavor = DEFAULT) -> st.SearchStrategy[Any]:
     if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
         return push_configs(flavor, with_task_id=True)
     if op is Operation.LIST_PUSH_CONFIGS:
-        return st.builds(
+        return _model(
             t.ListTaskPushNotificationConfigsResponse,
             configs=st.lists(push_configs(flavor, with_task_id=True), max_size=3),
             next_page_token=st.one_of(st.just(""), nonempty),

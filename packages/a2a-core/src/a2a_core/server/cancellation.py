@@ -14,60 +14,82 @@ class CancelledByClient(Exception):
 
 
 class CancellationToken:
-    """Set once when a task is canceled; cheap to poll, awaitable, thread-safe to read.
+    """Set once when a task is canceled; cheap to poll, awaitable, thread-safe.
 
-    Agents running in threads poll ``cancelled`` (or call ``raise_if_cancelled``)
-    between steps; async agents may ``await token.wait()``.
+    Agents running in threads poll ``cancelled`` (or call ``raise_if_cancelled``,
+    or block in ``wait_blocking``) between steps; async agents may
+    ``await token.wait()``. One token exists per run, so the thread primitives
+    are only created when a thread actually waits.
     """
 
-    __slots__ = ("_callbacks", "_event", "_waiters")
+    __slots__ = ("_callbacks", "_cancelled", "_event", "_lock", "_waiters")
 
     def __init__(self) -> None:
-        self._event = threading.Event()
+        self._cancelled = False
+        self._lock = threading.Lock()
+        self._event: threading.Event | None = None
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._callbacks: list[Callable[[], None]] = []
 
     @property
     def cancelled(self) -> bool:
         """Whether cancellation was requested."""
-        return self._event.is_set()
+        return self._cancelled
 
     def cancel(self) -> None:
         """Request cancellation (idempotent). Wakes waiters and runs callbacks."""
-        if self._event.is_set():
-            return
-        self._event.set()
-        for loop, fut in self._waiters:
+        with self._lock:
+            if self._cancelled:
+                return
+            self._cancelled = True
+            event = self._event
+            waiters, self._waiters = self._waiters, []
+            callbacks, self._callbacks = self._callbacks, []
+        if event is not None:
+            event.set()
+        for loop, fut in waiters:
             loop.call_soon_threadsafe(_resolve, fut)
-        self._waiters.clear()
-        callbacks, self._callbacks = self._callbacks, []
         for callback in callbacks:
             callback()
 
     def raise_if_cancelled(self) -> None:
         """Stop a step loop early: raises CancelledByClient when cancelled."""
-        if self._event.is_set():
+        if self._cancelled:
             raise CancelledByClient("task was canceled")
 
     def on_cancel(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` when cancelled (at once if already cancelled)."""
-        if self._event.is_set():
-            callback()
-        else:
-            self._callbacks.append(callback)
+        with self._lock:
+            if not self._cancelled:
+                self._callbacks.append(callback)
+                return
+        callback()
 
     def wait_blocking(self, timeout: float | None = None) -> bool:
         """Block a worker thread until cancelled or ``timeout``; True if cancelled."""
-        return self._event.wait(timeout)
+        with self._lock:
+            if self._cancelled:
+                return True
+            if self._event is None:
+                self._event = threading.Event()
+            event = self._event
+        return event.wait(timeout)
 
     async def wait(self) -> None:
         """Wait until cancelled."""
-        if self._event.is_set():
-            return
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
-        self._waiters.append((loop, fut))
-        await fut
+        entry = (loop, fut)
+        with self._lock:
+            if self._cancelled:
+                return
+            self._waiters.append(entry)
+        try:
+            await fut
+        finally:
+            with self._lock:
+                if entry in self._waiters:
+                    self._waiters.remove(entry)
 
 
 def _resolve(fut: asyncio.Future[None]) -> None:

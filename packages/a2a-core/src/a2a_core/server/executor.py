@@ -2,25 +2,34 @@
 
 An executor receives a ``RequestContext`` (the message, the task so far,
 merged metadata, the caller, a cancellation token) and a ``TaskUpdater`` to
-report progress, artifacts, questions and the outcome. Cancellation is
-cooperative: the token is set (visible from threads too), ``cancel`` is
-called, and the asyncio task running ``execute`` is cancelled.
+report progress, artifacts, questions and the outcome. Returning from
+``execute`` ends the work: a task still working then completes (one paused
+for input stays paused). Cancellation is cooperative and terminal: the task
+becomes CANCELED first, then the token is set (visible from threads too),
+``cancel`` is called, and the asyncio task running ``execute`` is cancelled
+so that whatever it awaits is interrupted (its ``finally`` blocks still run).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import inspect
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from ..types import Artifact, Message, Part, SendMessageConfiguration, Task
 from .cancellation import CancellationToken
 from .context import Principal, ServerCallContext
+from .updater import to_parts
 
 if TYPE_CHECKING:
     from .updater import TaskUpdater
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 __all__ = [
     "AgentExecutor",
@@ -64,19 +73,36 @@ class RequestContext:
         """Whether the task was canceled (poll between steps)."""
         return self.cancellation.cancelled
 
+    async def to_thread(self, func: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """Run blocking ``func`` in a worker thread, cooperatively.
+
+        Unlike ``asyncio.to_thread``, a cancel does not abandon the thread: the
+        token is set, and this waits for ``func`` to notice (poll
+        ``context.cancelled``) and return, so shutdown never closes the store
+        under a thread that is still working.
+        """
+        future = asyncio.ensure_future(asyncio.to_thread(func, *args, **kwargs))
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            self.cancellation.cancel()
+            with contextlib.suppress(BaseException):
+                await future
+            raise
+
 
 class AgentExecutor(ABC):
     """Base class for agents. Implement ``execute``; override ``cancel`` to clean up."""
 
     @abstractmethod
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
-        """Do the work, reporting through ``updater``."""
+        """Do the work, reporting through ``updater``; returning completes a working task."""
 
     async def cancel(self, context: RequestContext, updater: TaskUpdater) -> None:  # noqa: B027
-        """Called when the client cancels; the token is already set. Default: nothing."""
+        """Called when the task was canceled (it already is; the token is set). Default: nothing."""
 
 
-AgentResult = str | Message | Part | list[Part] | Artifact | None
+AgentResult = str | Message | Part | list[Any] | Artifact | dict[str, Any] | None
 AgentFunction = Callable[..., Awaitable[AgentResult]] | Callable[..., AsyncIterator[Any]]
 
 
@@ -93,10 +119,12 @@ def _wants_updater(func: Callable[..., Any]) -> bool:
 
 
 class FunctionExecutor(AgentExecutor):
-    """``async def agent(context[, updater])`` returning str, Part(s), Artifact, Message or None.
+    """``async def agent(context[, updater])`` returning str, Part(s), Artifact, Message,
+    JSON data or None.
 
-    A returned value becomes the task's ``result`` artifact (a Message becomes the
-    completion status message), and the task completes unless the function
+    A returned Message is the reply (a direct Message when the caller allows
+    it, else the completed task's status message); any other value becomes the
+    task's ``result`` artifact, and the task completes unless the function
     already ended or paused it through the updater.
     """
 
@@ -113,7 +141,12 @@ class FunctionExecutor(AgentExecutor):
 
 
 class GeneratorExecutor(AgentExecutor):
-    """``async def agent(context[, updater]): yield "chunk" ...``: chunks stream as one artifact."""
+    """``async def agent(context[, updater]): yield "chunk" ...``: chunks stream as one artifact.
+
+    Each chunk (str, Part, list of parts, or JSON data) is sent as it comes,
+    appended to the ``result`` artifact; the last one is marked ``lastChunk``
+    (chunks are held back by one to know which is last).
+    """
 
     def __init__(self, func: Callable[..., AsyncIterator[Any]]) -> None:
         self.func = func
@@ -121,17 +154,18 @@ class GeneratorExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
         gen = self.func(context, updater) if self._with_updater else self.func(context)
-        artifact_id: str | None = None
+        sent = False
         pending: list[Part] | None = None
         try:
             async for item in gen:
-                parts = _to_parts(item)
+                parts = to_parts(item)
                 if not parts:
                     continue
                 if pending is not None:
-                    artifact_id = await updater.add_artifact(
-                        pending, artifact_id=artifact_id or "result", append=artifact_id is not None
+                    await updater.add_artifact(
+                        pending, artifact_id="result", name="result", append=sent
                     )
+                    sent = True
                 pending = parts
         finally:
             aclose = getattr(gen, "aclose", None)
@@ -139,24 +173,9 @@ class GeneratorExecutor(AgentExecutor):
                 await cast(Callable[[], Awaitable[None]], aclose)()
         if pending is not None:
             await updater.add_artifact(
-                pending,
-                artifact_id=artifact_id or "result",
-                append=artifact_id is not None,
-                last_chunk=True,
+                pending, artifact_id="result", name="result", append=sent, last_chunk=True
             )
         await updater.finish_with(None)
-
-
-def _to_parts(item: Any) -> list[Part]:
-    if item is None:
-        return []
-    if isinstance(item, str):
-        return [Part(text=item)] if item else []
-    if isinstance(item, Part):
-        return [item]
-    if isinstance(item, list):
-        return [p for p in cast(list[Any], item) if isinstance(p, Part)]
-    return [Part(data=item)]
 
 
 def as_executor(agent: Any) -> AgentExecutor:

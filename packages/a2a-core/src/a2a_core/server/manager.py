@@ -1,19 +1,24 @@
 """The task manager: runs agents, applies their events, enforces the lifecycle.
 
-One ``TaskRun`` per execution of an agent for a task. Every event an agent
-emits is checked against the state machine, applied copy-on-write, saved in
-the store, and published on the event bus, under the run's lock, so streams
-see events in order and a cancel cannot be overwritten by a late worker.
+A ``TaskRun`` is one execution of the agent for one task. It is registered
+(taking a capacity slot and marking the task busy) before anything is
+awaited, so "is there room?" and "is this task already running?" are decided
+without a race; ``start`` then launches it, and ``abandon`` undoes it when
+the launch cannot go ahead. Every write to a registered task goes through
+its run, under the run's lock: each event is checked against the state
+machine, applied copy-on-write, saved (optimistic concurrency, re-applied on
+a conflict), then published. Streams therefore see events in order, and once
+a task is terminal (canceled, say) nothing can change it again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from datetime import UTC, datetime
+from typing import Any
 
 from ..errors import (
     A2AError,
@@ -27,6 +32,7 @@ from ..errors import (
 from ..stores import ConcurrentUpdateError, StoredTask, TaskStore
 from ..types import (
     Message,
+    Part,
     Role,
     SendMessageConfiguration,
     StreamEvent,
@@ -41,7 +47,7 @@ from .cancellation import CancellationToken, CancelledByClient
 from .context import ServerCallContext
 from .events import EventBus, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext
-from .task_state import IllegalTransitionError, append_message, apply_artifact, apply_status
+from .task_state import IllegalTransitionError, apply_artifact, apply_status, continue_task
 from .updater import TaskUpdater
 
 __all__ = ["ManagerConfig", "TaskManager", "TaskObserver", "TaskRun"]
@@ -56,6 +62,8 @@ queues work for a background sender).
 """
 
 SAFE_FAILURE_TEXT = "The agent failed while handling this task."
+SHUTDOWN_TEXT = "The server shut down before the task finished."
+_SAVE_ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,22 +96,31 @@ class TaskRun:
         manager: TaskManager,
         task: Task,
         owner: str | None,
-        version: int,
         context: RequestContext,
+        *,
         allow_reply: bool,
+        previous: StoredTask | None = None,
     ) -> None:
         self.manager = manager
         self.task = task
+        """The latest state of the task (saved, unless ``version`` is 0)."""
         self.initial = task
+        """The task as the run began (the first event of a stream)."""
         self.owner = owner
-        self.version = version  # 0: not yet in the store
+        self.previous = previous
+        """The stored task a continuation started from (to roll back to)."""
+        self.version = previous.version if previous is not None else 0  # 0: not stored yet
         self.context = context
         self.token = context.cancellation
         self.updater = TaskUpdater(self, task.id, task.context_id)
         self.allow_reply = allow_reply
         self.reply: Message | None = None
+        self.error: A2AError | None = None
+        """Why the last save failed (cleared by a later successful save)."""
         self.settled = asyncio.Event()
+        """Set when the task is terminal or interrupted, the agent replied, or the run ended."""
         self.done = asyncio.Event()
+        """Set when the run has ended."""
         self.handle: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._emitted = False
@@ -116,135 +133,201 @@ class TaskRun:
     def task_id(self) -> str:
         return self.task.id
 
+    # -- events ---------------------------------------------------------------
     async def emit(self, event: StreamEvent) -> None:
         """Apply an agent's event (the updater calls this)."""
         async with self._lock:
-            await self._apply(event, from_agent=True)
+            if (
+                self.state is TaskState.CANCELED
+                and isinstance(event, TaskStatusUpdateEvent)
+                and event.status.state is TaskState.CANCELED
+            ):
+                return  # an agent confirming the cancel the server already made
+            try:
+                await self._apply(event)
+            except IllegalTransitionError as exc:
+                logger.warning("task %s: rejected an event from the agent: %s", self.task.id, exc)
+                if not self.state.is_terminal and self.reply is None:
+                    await self._server_status(TaskState.FAILED, SAFE_FAILURE_TEXT)
+                raise
 
-    async def _apply(self, event: StreamEvent, from_agent: bool) -> None:
-        manager = self.manager
-        if isinstance(event, Message):
-            if self.allow_reply and not self._emitted and self.reply is None:
-                self.reply = event
-                self._emitted = True
-                manager.bus.publish(self.task.id, event)
-                self.settled.set()
-                return
-            if self.state.is_terminal:
-                raise IllegalTransitionError("task is already final; no more messages")
-            # A message after task events: deliver it as a status message.
-            event = TaskStatusUpdateEvent(
-                task_id=self.task.id,
-                context_id=self.task.context_id,
-                status=TaskStatus.now(self.state, event),
-            )
+    async def _apply(self, event: StreamEvent) -> None:
         if self.reply is not None:
             raise IllegalTransitionError("the agent already replied with a message")
-        previous = self.state
-        if isinstance(event, TaskStatusUpdateEvent):
-            event = _own(event, self.task)
-            new_task = apply_status(self.task, event, manager.config.max_history)
-        elif isinstance(event, TaskArtifactUpdateEvent):
-            event = _own(event, self.task)
-            new_task = apply_artifact(self.task, event)
+        task = self.task
+        if isinstance(event, Message):
+            if self.allow_reply and not self._emitted:
+                self.reply = _as_reply(event, task)
+                self.manager.bus.publish(task.id, self.reply)
+                self.settled.set()
+                return
+            # Within a task, a reply message is the agent's final answer.
+            event = TaskStatusUpdateEvent(
+                task_id=task.id,
+                context_id=task.context_id,
+                status=TaskStatus.now(TaskState.COMPLETED, _in_task(event, task)),
+            )
+        elif isinstance(event, TaskStatusUpdateEvent | TaskArtifactUpdateEvent):
+            event = _owned(event, task)
         else:
             raise IllegalTransitionError(f"agents may not emit {type(event).__name__} events")
-        await self._persist(new_task)
+        previous = task.status.state
+        new_task = await self._save(event)
         self._emitted = True
-        manager.bus.publish(self.task.id, event)
-        manager.notify(new_task, event, previous)
+        manager = self.manager
+        manager.bus.publish(task.id, event)
+        if manager.observers:
+            manager.notify(new_task, event, previous)
         state = new_task.status.state
         if state.is_terminal or state.is_interrupted:
             self.settled.set()
 
+    async def _save(self, event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent) -> Task:
+        """Apply ``event`` to the task and store the result, re-applying after a conflict."""
+        max_history = self.manager.config.max_history
+        for _ in range(_SAVE_ATTEMPTS):
+            if isinstance(event, TaskStatusUpdateEvent):
+                new_task = apply_status(self.task, event, max_history)
+            else:
+                new_task = apply_artifact(self.task, event)
+            try:
+                await self._persist(new_task)
+            except ConcurrentUpdateError:
+                await self._reload()
+                continue
+            return new_task
+        self.error = InternalError("The task kept changing while it was being saved")
+        raise self.error
+
     async def _persist(self, task: Task) -> None:
         store = self.manager.store
-        if self.version == 0:
-            stored = await store.create(task, self.owner)
-        else:
-            stored = await store.save(task, self.owner, self.version)
+        try:
+            if self.version == 0:
+                stored = await store.create(task, self.owner)
+            else:
+                stored = await store.save(task, self.owner, self.version)
+        except ConcurrentUpdateError:
+            raise
+        except Exception as exc:
+            logger.exception("task %s: the task store failed", task.id)
+            self.error = InternalError("The task could not be saved")
+            raise self.error from exc
         self.version = stored.version
         self.task = task
+        self.error = None
 
-    async def ensure_persisted(self) -> None:
-        """Store the task if no event has done so yet (deferred creation)."""
+    async def _reload(self) -> None:
+        """Someone else saved the task (another instance, a concurrent cancel): catch up."""
+        stored = await self.manager.store.get(self.task.id, self.owner)
+        if stored is None:
+            self.token.cancel()
+            raise IllegalTransitionError("the task no longer exists")
+        self.task, self.version = stored.task, stored.version
+        if stored.task.status.state.is_terminal:
+            self.token.cancel()  # finalized elsewhere: tell the agent to stop
+
+    async def persist(self) -> None:
+        """Store the task now if no event has yet (non-blocking sends, inline push configs)."""
         async with self._lock:
             if self.version == 0 and self.reply is None:
                 await self._persist(self.task)
 
-    async def server_status(self, state: TaskState, text: str | None = None) -> None:
-        """A state change made by the server itself (cancel, failure handling)."""
+    async def begin_continuation(self, task: Task) -> None:
+        """Save the continued task (new message, WORKING) unless a cancel got there first."""
         async with self._lock:
-            if self.state.is_terminal or self.reply is not None:
-                return
-            message = (
-                Message(
-                    message_id=new_id(),
-                    role=Role.AGENT,
-                    parts=[_text_part(text)],
-                    task_id=self.task.id,
-                    context_id=self.task.context_id,
-                )
-                if text
-                else None
-            )
-            event = TaskStatusUpdateEvent(
-                task_id=self.task.id,
-                context_id=self.task.context_id,
-                status=TaskStatus.now(state, message),
-            )
-            try:
-                await self._apply(event, from_agent=False)
-            except IllegalTransitionError:
-                logger.warning("task %s: server could not move to %s", self.task.id, state.value)
+            if self.state.is_terminal:
+                raise UnsupportedOperationError(f"Task {task.id} is {self.state.value}")
+            await self._persist(task)
+            self.initial = task
 
+    async def server_status(self, state: TaskState, text: str | None = None) -> bool:
+        """A state change made by the server itself (cancel, failure); True if applied."""
+        async with self._lock:
+            return await self._server_status(state, text)
+
+    async def _server_status(self, state: TaskState, text: str | None) -> bool:
+        if self.state.is_terminal or self.reply is not None:
+            return False
+        task = self.task
+        message = (
+            Message(
+                message_id=new_id(),
+                role=Role.AGENT,
+                parts=[Part(text=text)],
+                task_id=task.id,
+                context_id=task.context_id,
+            )
+            if text
+            else None
+        )
+        event = TaskStatusUpdateEvent(
+            task_id=task.id, context_id=task.context_id, status=TaskStatus.now(state, message)
+        )
+        try:
+            await self._apply(event)
+        except (IllegalTransitionError, A2AError) as exc:
+            logger.warning("task %s: could not move to %s: %s", task.id, state.value, exc)
+            return False
+        return True
+
+    # -- execution ------------------------------------------------------------
     async def run(self, executor: AgentExecutor) -> None:
         """Execute the agent and turn its ending into the task's outcome."""
         try:
             await executor.execute(self.context, self.updater)
         except asyncio.CancelledError:
-            await asyncio.shield(self._on_cancelled())
-        except CancelledByClient:
-            await self._on_cancelled()
-        except IllegalTransitionError as exc:
-            logger.warning("task %s: rejected agent event: %s", self.task.id, exc)
-            await self.server_status(TaskState.FAILED, SAFE_FAILURE_TEXT)
+            # Interrupted (cancel, shutdown): a cancel already made the task CANCELED.
+            await self.server_status(TaskState.CANCELED)
+            raise
+        except (CancelledByClient, IllegalTransitionError):
+            pass  # stopped on request / already handled where the event was rejected
         except Exception as exc:
-            logger.exception("task %s: agent raised", self.task.id)
-            text = (
-                f"{SAFE_FAILURE_TEXT} ({type(exc).__name__}: {exc})"
-                if self.manager.config.expose_agent_errors
-                else SAFE_FAILURE_TEXT
-            )
+            logger.exception("task %s: the agent raised", self.task.id)
+            text = SAFE_FAILURE_TEXT
+            if self.manager.config.expose_agent_errors:
+                text = f"{text} ({type(exc).__name__}: {exc})"
             await self.server_status(TaskState.FAILED, text)
+        else:
+            state = self.state
+            if not (state.is_terminal or state.is_interrupted):
+                # Returning means the work is done: never leave a task working forever.
+                await self.server_status(
+                    TaskState.CANCELED if self.token.cancelled else TaskState.COMPLETED
+                )
         finally:
             try:
-                if self.token.cancelled and not self.state.is_terminal:
+                if self.token.cancelled:
                     await self.server_status(TaskState.CANCELED)
-                await self.ensure_persisted()
+                await self.persist()
             except Exception:
-                logger.exception("task %s: could not record the run's end", self.task.id)
+                logger.exception("task %s: could not record the end of the run", self.task.id)
             finally:
                 self.manager.finished(self)
 
-    async def _on_cancelled(self) -> None:
-        if not self.state.is_terminal:
-            await self.server_status(TaskState.CANCELED)
+
+def _as_reply(message: Message, task: Task) -> Message:
+    """A direct reply belongs to the context; no task exists for it to name."""
+    if message.task_id is None and message.context_id == task.context_id:
+        return message
+    return message.model_copy(update={"task_id": None, "context_id": task.context_id})
 
 
-def _text_part(text: str) -> Any:
-    from ..types import Part
-
-    return Part(text=text)
-
-
-_E = TypeVar("_E", TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
+def _in_task(message: Message, task: Task) -> Message:
+    if message.task_id == task.id and message.context_id == task.context_id:
+        return message
+    return message.model_copy(update={"task_id": task.id, "context_id": task.context_id})
 
 
-def _own(event: _E, task: Task) -> _E:
-    if event.task_id == task.id and event.context_id == task.context_id:
-        return event
-    return event.model_copy(update={"task_id": task.id, "context_id": task.context_id})
+def _owned(
+    event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, task: Task
+) -> TaskStatusUpdateEvent | TaskArtifactUpdateEvent:
+    """The event addressed to this task, its status stamped with a time."""
+    update: dict[str, Any] = {}
+    if event.task_id != task.id or event.context_id != task.context_id:
+        update = {"task_id": task.id, "context_id": task.context_id}
+    if isinstance(event, TaskStatusUpdateEvent) and event.status.timestamp is None:
+        update["status"] = event.status.model_copy(update={"timestamp": datetime.now(UTC)})
+    return event.model_copy(update=update) if update else event
 
 
 class TaskManager:
@@ -269,7 +352,7 @@ class TaskManager:
     # -- bookkeeping ----------------------------------------------------------
     @property
     def active_count(self) -> int:
-        """Agents running right now."""
+        """Runs holding a capacity slot right now."""
         return len(self._active)
 
     def active_run(self, task_id: str) -> TaskRun | None:
@@ -283,16 +366,16 @@ class TaskManager:
             except Exception:
                 logger.exception("task observer %r failed", observer)
 
-    def finished(self, run: TaskRun) -> None:
-        if self._active.get(run.task_id) is run:
-            del self._active[run.task_id]
-        run.settled.set()
-        run.done.set()
-        self.bus.end(run.task_id)
-
-    def _check_capacity(self) -> None:
+    def _register(self, run: TaskRun) -> None:
+        """Take a slot for ``run`` (synchronous: nothing can slip in between check and claim)."""
         if self._closing:
-            raise ServerBusyError("The server is shutting down", data={"retryable": True})
+            raise ServerBusyError(
+                "The server is shutting down", data={"reason": "shutting_down", "retryable": True}
+            )
+        if run.task_id in self._active:
+            raise UnsupportedOperationError(
+                f"Task {run.task_id} is still running; wait for it to pause or cancel it"
+            )
         limit = self.config.max_background_tasks
         if len(self._active) >= limit:
             raise ServerBusyError(
@@ -303,6 +386,18 @@ class TaskManager:
                     "max_background_tasks": limit,
                 },
             )
+        self._active[run.task_id] = run
+
+    def _release(self, run: TaskRun) -> None:
+        if self._active.get(run.task_id) is run:
+            del self._active[run.task_id]
+
+    def finished(self, run: TaskRun) -> None:
+        """A run ended: free its slot and end its streams."""
+        self._release(run)
+        run.settled.set()
+        run.done.set()
+        self.bus.end(run.task_id)
 
     # -- starting work --------------------------------------------------------
     async def prepare(
@@ -314,14 +409,14 @@ class TaskManager:
         allow_reply: bool,
         persist_now: bool,
     ) -> TaskRun:
-        """Create (or continue) the task for ``message`` and a run for it, not yet started."""
-        self._check_capacity()
-        owner = call.owner
+        """Register a run for ``message`` (a new task, or a continuation), not yet started.
+
+        The caller must then ``start`` the run or ``abandon`` it.
+        """
         if message.task_id:
-            stored = await self.store.get(message.task_id, owner)
-            if stored is None:
-                raise TaskNotFoundError(f"Task {message.task_id} not found")
-            run = await self._continuation(stored, message, call, configuration, request_metadata)
+            run = await self._continuation(
+                message.task_id, message, call, configuration, request_metadata
+            )
         else:
             context_id = message.context_id or new_id()
             task_id = new_id()
@@ -332,107 +427,103 @@ class TaskManager:
                 status=TaskStatus.now(TaskState.SUBMITTED),
                 history=[message],
             )
-            context = self._context(task, message, call, configuration, request_metadata, False)
-            run = TaskRun(self, task, owner, 0, context, allow_reply)
+            context = _request_context(task, message, call, configuration, request_metadata)
+            run = TaskRun(self, task, call.owner, context, allow_reply=allow_reply)
+            self._register(run)
         if persist_now:
-            await run.ensure_persisted()
+            try:
+                await run.persist()
+            except BaseException:
+                await self.abandon(run)
+                raise
         return run
 
     async def _continuation(
         self,
-        stored: StoredTask,
+        task_id: str,
         message: Message,
         call: ServerCallContext,
         configuration: SendMessageConfiguration | None,
         request_metadata: dict[str, Any] | None,
     ) -> TaskRun:
-        task = stored.task
-        if message.context_id and message.context_id != task.context_id:
-            raise InvalidParamsError(
-                f"contextId {message.context_id!r} does not match task {task.id}'s context"
+        for _ in range(_SAVE_ATTEMPTS):
+            stored = await self.store.get(task_id, call.owner)
+            if stored is None:
+                raise TaskNotFoundError(f"Task {task_id} not found")
+            task = stored.task
+            if message.context_id and message.context_id != task.context_id:
+                raise InvalidParamsError(
+                    f"contextId {message.context_id!r} does not match the context of task {task_id}"
+                )
+            if task.status.state.is_terminal:
+                raise UnsupportedOperationError(
+                    f"Task {task_id} is {task.status.state.value} and cannot be continued; "
+                    "start a new task in the same context"
+                )
+            if message.context_id != task.context_id:
+                message = message.model_copy(update={"context_id": task.context_id})
+            continued = continue_task(task, message, self.config.max_history)
+            context = _request_context(
+                continued, message, call, configuration, request_metadata, is_continuation=True
             )
-        if task.status.state.is_terminal:
-            raise UnsupportedOperationError(
-                f"Task {task.id} is {task.status.state.value} and cannot be continued; "
-                "start a new task in the same context"
-            )
-        if task.id in self._active:
-            raise UnsupportedOperationError(
-                f"Task {task.id} is still running; wait for it to pause or cancel it"
-            )
-        message = message.model_copy(update={"context_id": task.context_id})
-        task = append_message(task, message, self.config.max_history)
-        # Continuing clears the question the agent asked; the agent works again.
-        task = task.model_copy(update={"status": TaskStatus.now(TaskState.WORKING)})
-        saved = await self.store.save(task, stored.owner, stored.version)
-        context = self._context(task, message, call, configuration, request_metadata, True)
-        run = TaskRun(self, task, stored.owner, saved.version, context, allow_reply=False)
-        self.notify(
-            task,
-            TaskStatusUpdateEvent(task_id=task.id, context_id=task.context_id, status=task.status),
-            stored.task.status.state,
-        )
-        return run
-
-    def _context(
-        self,
-        task: Task,
-        message: Message,
-        call: ServerCallContext,
-        configuration: SendMessageConfiguration | None,
-        request_metadata: dict[str, Any] | None,
-        is_continuation: bool,
-    ) -> RequestContext:
-        metadata = {**(message.metadata or {}), **(request_metadata or {})}
-        return RequestContext(
-            task_id=task.id,
-            context_id=task.context_id,
-            message=message,
-            task=task,
-            metadata=metadata,
-            cancellation=CancellationToken(),
-            configuration=configuration,
-            call=call,
-            is_continuation=is_continuation,
-        )
+            run = TaskRun(self, task, stored.owner, context, allow_reply=False, previous=stored)
+            self._register(run)
+            try:
+                await run.begin_continuation(continued)
+            except ConcurrentUpdateError:
+                self._release(run)
+                continue  # changed since we read it: read it again
+            except BaseException:
+                self._release(run)
+                raise
+            return run
+        raise UnsupportedOperationError(f"Task {task_id} kept changing; retry the message")
 
     def start(self, run: TaskRun) -> None:
-        """Launch the run in the background. On failure nothing is left behind."""
-        self._check_capacity()
-        self._active[run.task_id] = run
-        try:
-            run.handle = asyncio.get_running_loop().create_task(
-                run.run(self.executor), name=f"a2a-task-{run.task_id}"
+        """Launch a prepared run in the background (``abandon`` it if this raises)."""
+        if run.token.cancelled:  # canceled before it could start
+            self.finished(run)
+            return
+        run.handle = asyncio.get_running_loop().create_task(
+            run.run(self.executor), name=f"a2a-task-{run.task_id}"
+        )
+        if run.previous is not None and self.observers:
+            task = run.task
+            status = TaskStatusUpdateEvent(
+                task_id=task.id, context_id=task.context_id, status=task.status
             )
-        except Exception as exc:
-            del self._active[run.task_id]
-            logger.exception("task %s: could not start the agent", run.task_id)
-            raise InternalError("Could not start the agent") from exc
+            self.notify(task, status, run.previous.task.status.state)
 
-    async def rollback(self, run: TaskRun) -> None:
-        """Remove a task whose launch failed (never leave it half-created)."""
-        if run.version:
-            with contextlib.suppress(Exception):
+    async def abandon(self, run: TaskRun) -> None:
+        """Undo a run that will not start: free its slot, restore or remove its task."""
+        self.finished(run)
+        try:
+            previous = run.previous
+            if previous is not None:
+                if run.version != previous.version:
+                    await self.store.save(previous.task, run.owner, run.version)
+            elif run.version:
                 await self.store.delete(run.task_id, run.owner)
+        except Exception:
+            logger.exception("task %s: could not roll back a failed launch", run.task_id)
 
     # -- cancel -------------------------------------------------------------------
     async def cancel(self, task_id: str, call: ServerCallContext) -> Task:
-        """Cancel a task: terminal at once; the agent is told and then interrupted."""
+        """Cancel a task: terminal at once; then the agent is told and interrupted."""
         owner = call.owner
-        run = self._active.get(task_id)
-        if run is not None and run.owner == owner:
-            return await self._cancel_run(run)
-        for _ in range(3):
+        for _ in range(_SAVE_ATTEMPTS):
+            run = self._active.get(task_id)
+            if run is not None and run.owner == owner:
+                return await self._cancel_run(run)
             stored = await self.store.get(task_id, owner)
             if stored is None:
                 raise TaskNotFoundError(f"Task {task_id} not found")
             state = stored.task.status.state
             if state.is_terminal:
                 raise TaskNotCancelableError(f"Task {task_id} is already {state.value}")
-            run = self._active.get(task_id)
-            if run is not None:
-                return await self._cancel_run(run)
-            # Paused or idle: no agent to stop, no capacity slot needed.
+            if task_id in self._active:
+                continue  # a run took it while we read it
+            # Paused (or left over): no agent to stop, so no capacity slot is needed.
             event = TaskStatusUpdateEvent(
                 task_id=task_id,
                 context_id=stored.task.context_id,
@@ -449,24 +540,33 @@ class TaskManager:
             return new_task
         raise TaskNotCancelableError(f"Task {task_id} kept changing; retry the cancel")
 
-    async def _cancel_run(self, run: TaskRun) -> Task:
-        if run.state.is_terminal:
+    async def _cancel_run(self, run: TaskRun, text: str | None = None) -> Task:
+        """CANCELED first (so nothing the agent does later can win), then stop the agent."""
+        if not await run.server_status(TaskState.CANCELED, text):
+            if run.error is not None:
+                raise run.error
             raise TaskNotCancelableError(f"Task {run.task_id} is already {run.state.value}")
         run.token.cancel()
-        try:
-            await asyncio.wait_for(
-                self.executor.cancel(run.context, run.updater), self.config.cancel_grace_seconds
-            )
-        except (TimeoutError, IllegalTransitionError):
-            pass
-        except Exception:
-            logger.exception("task %s: agent's cancel raised", run.task_id)
-        await run.server_status(TaskState.CANCELED)
-        if run.handle is not None and not run.handle.done():
-            run.handle.cancel()
-        if not run.state.is_terminal:  # lost a race with the agent finishing
-            raise TaskNotCancelableError(f"Task {run.task_id} is already {run.state.value}")
+        handle = run.handle
+        if handle is not None:
+            try:
+                await asyncio.wait_for(
+                    self.executor.cancel(run.context, run.updater),
+                    self.config.cancel_grace_seconds,
+                )
+            except (TimeoutError, IllegalTransitionError):
+                pass
+            except Exception:
+                logger.exception("task %s: the agent's cancel raised", run.task_id)
+            if not handle.done():
+                handle.cancel()  # interrupt whatever it awaits; its cleanup still runs
         return run.task
+
+    async def _stop(self, run: TaskRun) -> None:
+        try:
+            await self._cancel_run(run, SHUTDOWN_TEXT)
+        except A2AError:
+            run.token.cancel()  # already final: ask the agent to wrap up within the grace
 
     # -- subscriptions ------------------------------------------------------------
     def subscribe(self, task_id: str) -> Subscription:
@@ -475,19 +575,39 @@ class TaskManager:
 
     # -- shutdown -----------------------------------------------------------------
     async def aclose(self) -> None:
-        """Cancel every running task, wait for the agents, then close the store."""
+        """Cancel every running task, wait for the agents to stop, then close the store."""
         self._closing = True
         runs = list(self._active.values())
-        for run in runs:
-            run.token.cancel()
-        handles = [r.handle for r in runs if r.handle is not None]
+        await asyncio.gather(*(self._stop(run) for run in runs))
+        handles = [run.handle for run in runs if run.handle is not None]
         if handles:
-            _, pending = await asyncio.wait(handles, timeout=self.config.shutdown_grace_seconds)
-            for handle in pending:
-                handle.cancel()
+            grace = self.config.shutdown_grace_seconds
+            _, pending = await asyncio.wait(handles, timeout=grace)
             if pending:
-                await asyncio.wait(pending, timeout=self.config.shutdown_grace_seconds)
+                logger.warning("%d agents did not stop within %.1fs", len(pending), grace)
+                for handle in pending:
+                    handle.cancel()
+                await asyncio.wait(pending, timeout=grace)
         await self.store.aclose()
 
 
-_ = A2AError
+def _request_context(
+    task: Task,
+    message: Message,
+    call: ServerCallContext,
+    configuration: SendMessageConfiguration | None,
+    request_metadata: dict[str, Any] | None,
+    is_continuation: bool = False,
+) -> RequestContext:
+    metadata = {**(message.metadata or {}), **(request_metadata or {})}
+    return RequestContext(
+        task_id=task.id,
+        context_id=task.context_id,
+        message=message,
+        task=task,
+        metadata=metadata,
+        cancellation=CancellationToken(),
+        configuration=configuration,
+        call=call,
+        is_continuation=is_continuation,
+    )

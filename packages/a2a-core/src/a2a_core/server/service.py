@@ -14,9 +14,11 @@ from typing import Any, cast
 from pydantic import BaseModel
 
 from ..errors import (
+    A2AError,
     AuthenticationRequiredError,
     ContentTypeNotSupportedError,
     ExtendedAgentCardNotConfiguredError,
+    InternalError,
     InvalidParamsError,
     PushNotificationNotSupportedError,
     TaskNotFoundError,
@@ -129,20 +131,32 @@ class A2AService:
 
     # -- dispatch -------------------------------------------------------------------
     async def handle(self, op: Operation, request: BaseModel, call: ServerCallContext) -> Any:
-        """Run a non-streaming operation."""
+        """Run a non-streaming operation. Failures are always ``A2AError``s."""
         handler = _HANDLERS.get(op)
         if handler is None:
             raise UnsupportedOperationError(f"{op.value} is a streaming operation")
-        return await handler(self, request, call)
+        try:
+            return await handler(self, request, call)
+        except A2AError:
+            raise
+        except Exception as exc:
+            logger.exception("%s failed", op.value)
+            raise InternalError() from exc
 
     async def open_stream(
         self, op: Operation, request: BaseModel, call: ServerCallContext
     ) -> AsyncIterator[StreamEvent]:
         """Start a streaming operation: errors are raised here, before the first event."""
-        if op is Operation.SEND_STREAMING_MESSAGE:
-            return await self.stream_message(cast(SendMessageRequest, request), call)
-        if op is Operation.SUBSCRIBE_TO_TASK:
-            return await self.subscribe(cast(SubscribeToTaskRequest, request), call)
+        try:
+            if op is Operation.SEND_STREAMING_MESSAGE:
+                return await self.stream_message(cast(SendMessageRequest, request), call)
+            if op is Operation.SUBSCRIBE_TO_TASK:
+                return await self.subscribe(cast(SubscribeToTaskRequest, request), call)
+        except A2AError:
+            raise
+        except Exception as exc:
+            logger.exception("%s failed", op.value)
+            raise InternalError() from exc
         raise UnsupportedOperationError(f"{op.value} is not a streaming operation")
 
     # -- send -------------------------------------------------------------------------
@@ -151,15 +165,15 @@ class A2AService:
     ) -> Task | Message:
         """Blocking (default) or non-blocking (``returnImmediately``) send."""
         config = request.configuration
-        immediate = bool(config and config.return_immediately)
-        run = await self._prepare(request, call, allow_reply=not immediate, persist_now=immediate)
-        self._launch(run)
-        history_length = config.history_length if config else None
-        if immediate:
-            return snapshot(run.task, history_length)
-        await run.settled.wait()
-        if run.reply is not None:
-            return run.reply
+        immediate = config is not None and config.return_immediately
+        run = await self._begin(request, call, allow_reply=not immediate, persist_now=immediate)
+        history_length = config.history_length if config is not None else None
+        if not immediate:
+            await run.settled.wait()
+            if run.reply is not None:
+                return run.reply
+            if run.version == 0 and run.error is not None:
+                raise run.error  # the task could never be stored
         return snapshot(run.task, history_length)
 
     async def stream_message(
@@ -168,16 +182,11 @@ class A2AService:
         """Streaming send: one Message, or the Task then its events until it settles."""
         if not self.streaming:
             raise UnsupportedOperationError("Streaming is not supported by this agent")
-        run = await self._prepare(request, call, allow_reply=True, persist_now=False)
-        subscription = self.manager.subscribe(run.task_id)
-        try:
-            self._launch(run)
-        except BaseException:
-            subscription.close()
-            raise
-        return self._run_stream(run, subscription)
+        run = await self._begin(request, call, allow_reply=True, persist_now=False)
+        # The run is scheduled but cannot have emitted yet: subscribing now misses nothing.
+        return self._run_stream(run, self.manager.subscribe(run.task_id))
 
-    async def _prepare(
+    async def _begin(
         self,
         request: SendMessageRequest,
         call: ServerCallContext,
@@ -185,58 +194,63 @@ class A2AService:
         allow_reply: bool,
         persist_now: bool,
     ) -> TaskRun:
+        """Prepare and launch a run; on any failure nothing is left behind."""
         config = request.configuration
+        inline_push = None
         if config is not None:
             self._negotiate_output(config.accepted_output_modes)
-            if config.task_push_notification_config is not None and self.push is None:
+            inline_push = config.task_push_notification_config
+            if inline_push is not None and self.push is None:
                 raise PushNotificationNotSupportedError()
-        inline_push = config.task_push_notification_config if config is not None else None
-        run = await self.manager.prepare(
-            request.message,
-            call,
-            config,
-            request.metadata,
-            allow_reply=allow_reply and inline_push is None,
-            persist_now=persist_now or inline_push is not None,
-        )
-        if inline_push is not None and self.push is not None:
-            try:
+        try:
+            run = await self.manager.prepare(
+                request.message,
+                call,
+                config,
+                request.metadata,
+                allow_reply=allow_reply and inline_push is None,
+                persist_now=persist_now or inline_push is not None,
+            )
+        except A2AError:
+            raise
+        except Exception as exc:
+            logger.exception("could not prepare a task")
+            raise InternalError("Could not create the task") from exc
+        try:
+            if inline_push is not None and self.push is not None:
                 await self.push.set_config(
                     inline_push.model_copy(update={"task_id": run.task_id}), call.version
                 )
-            except BaseException:
-                await self.manager.rollback(run)
-                raise
-        return run
-
-    def _launch(self, run: TaskRun) -> None:
-        try:
             self.manager.start(run)
-        except BaseException:
-            # Never leave a half-created task behind.
-            if run.version:
-                import asyncio
-
-                asyncio.get_running_loop().create_task(self.manager.rollback(run))
+        except BaseException as exc:
+            await self.manager.abandon(run)
+            if isinstance(exc, Exception) and not isinstance(exc, A2AError):
+                logger.exception("task %s: could not start the agent", run.task_id)
+                raise InternalError("Could not start the agent") from exc
             raise
+        return run
 
     async def _run_stream(
         self, run: TaskRun, subscription: Subscription
     ) -> AsyncIterator[StreamEvent]:
         try:
-            first: StreamEvent | None = None
-            async for event in subscription:
-                first = event
-                break
-            if isinstance(first, Message):
+            if run.allow_reply:
+                # The first event decides: a direct Message reply, or a task.
+                first = await anext(aiter(subscription), None)
+                if isinstance(first, Message):
+                    yield first
+                    return
+                if first is None:  # the run ended without publishing anything
+                    if run.version == 0 and run.error is not None:
+                        raise run.error
+                    yield snapshot(run.task)
+                    return
+                yield snapshot(run.initial)
                 yield first
-                return
-            yield snapshot(run.initial if first is not None else run.task)
-            if first is None:
-                return
-            yield first
-            if _settles(first):
-                return
+                if _settles(first):
+                    return
+            else:
+                yield snapshot(run.initial)
             async for event in subscription:
                 yield event
                 if _settles(event):

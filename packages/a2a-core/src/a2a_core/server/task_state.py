@@ -1,8 +1,8 @@
 """The task state machine and how events change a task (pure functions).
 
-Tasks are updated copy-on-write: every change builds new lists and objects,
-so a snapshot handed out earlier (a shallow copy) never changes under a
-reader that is still serializing it.
+Tasks are updated copy-on-write: every change builds a new task with new
+lists, so a task handed out earlier never changes under a reader that is
+still serializing it (and readers can share it without copying).
 """
 
 from __future__ import annotations
@@ -19,9 +19,12 @@ from ..types import (
 
 __all__ = [
     "IllegalTransitionError",
+    "append_message",
     "apply_artifact",
     "apply_status",
     "check_transition",
+    "continue_task",
+    "set_status",
     "snapshot",
 ]
 
@@ -92,18 +95,37 @@ def append_message(task: Task, message: Message, max_history: int) -> Task:
     return task.model_copy(update={"history": _bounded([*task.history, message], max_history)})
 
 
+def continue_task(task: Task, message: Message, max_history: int) -> Task:
+    """The task a client's follow-up message resumes: message appended, WORKING again.
+
+    The question the agent asked (the previous status message) is cleared.
+    """
+    check_transition(task.status.state, TaskState.WORKING)
+    return task.model_copy(
+        update={
+            "history": _bounded([*task.history, message], max_history),
+            "status": TaskStatus.now(TaskState.WORKING),
+        }
+    )
+
+
 def _bounded(history: list[Message], max_history: int) -> list[Message]:
     return history[-max_history:] if len(history) > max_history else history
 
 
 def snapshot(task: Task, history_length: int | None = None, include_artifacts: bool = True) -> Task:
-    """A copy for a reader: history trimmed to ``history_length`` (None = all, 0 = none)."""
+    """The task as a reader asked for it: history trimmed to ``history_length``
+    (None = all, 0 = none), artifacts left out unless ``include_artifacts``.
+
+    Tasks are never modified in place, so when nothing is trimmed the task
+    itself is returned: treat it as read-only.
+    """
     update: dict[str, object] = {}
-    if history_length is not None:
+    if history_length is not None and len(task.history) > history_length:
         update["history"] = task.history[-history_length:] if history_length > 0 else []
-    if not include_artifacts:
+    if not include_artifacts and task.artifacts:
         update["artifacts"] = []
-    return task.model_copy(update=update)
+    return task.model_copy(update=update) if update else task
 
 
 def set_status(task: Task, status: TaskStatus) -> Task:

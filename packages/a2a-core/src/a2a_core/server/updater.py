@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ..types import (
     Artifact,
@@ -17,7 +17,7 @@ from ..types import (
     new_id,
 )
 
-__all__ = ["EventSink", "MessageLike", "PartsLike", "TaskUpdater"]
+__all__ = ["EventSink", "MessageLike", "PartsLike", "TaskUpdater", "to_parts"]
 
 MessageLike = str | Message | Part | list[Part]
 PartsLike = str | Part | list[Part]
@@ -38,6 +38,22 @@ def _parts(content: PartsLike) -> list[Part]:
     if isinstance(content, Part):
         return [content]
     return list(content)
+
+
+def to_parts(value: Any) -> list[Part]:
+    """Parts from what a plain agent produced: text, Part(s), or JSON data.
+
+    None and empty text give no parts; a list is converted item by item.
+    """
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [Part(text=value)] if value else []
+    if isinstance(value, Part):
+        return [value]
+    if isinstance(value, list):
+        return [part for item in cast(list[Any], value) for part in to_parts(item)]
+    return [Part(data=value)]
 
 
 class TaskUpdater:
@@ -148,9 +164,11 @@ class TaskUpdater:
         return artifact_id
 
     async def reply(self, message: MessageLike) -> None:
-        """Answer with a direct Message instead of a task (must be the only event)."""
-        msg = self.new_agent_message(message)
-        await self._sink.emit(msg)
+        """Answer with a Message: a direct reply when it is the agent's first event and the
+        caller allows one (blocking or streaming send), else it completes the task as its
+        status message.
+        """
+        await self._sink.emit(self.new_agent_message(message))
 
     async def finish_with(self, result: Any) -> None:
         """Turn a plain function's return value into the task's outcome."""
@@ -158,7 +176,7 @@ class TaskUpdater:
         if state.is_terminal or state.is_interrupted:
             return
         if isinstance(result, Message):
-            await self.complete(result)
+            await self.reply(result)
             return
         if isinstance(result, Artifact):
             await self._sink.emit(
@@ -166,10 +184,8 @@ class TaskUpdater:
                     task_id=self.task_id, context_id=self.context_id, artifact=result
                 )
             )
-        elif result is not None and result != "" and result != []:
-            if isinstance(result, str | Part | list):
-                content: PartsLike = result  # type: ignore[assignment]
-            else:
-                content = Part(data=result)
-            await self.add_artifact(content, artifact_id="result", name="result")
+        else:
+            parts = to_parts(result)
+            if parts:
+                await self.add_artifact(parts, artifact_id="result", name="result")
         await self.complete()

@@ -1,0 +1,137 @@
+"""MemoryTaskStore: optimistic versions, owner scoping, bounded by evicting old terminal tasks."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from a2a_core.stores import ConcurrentUpdateError, MemoryTaskStore, TaskQuery
+from a2a_core.types import Task, TaskState, TaskStatus
+from hypothesis import given
+from hypothesis import strategies as st
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def task(task_id: str, state: TaskState = TaskState.WORKING, seconds: int = 0) -> Task:
+    status = TaskStatus(state=state, timestamp=T0 + timedelta(seconds=seconds))
+    return Task(id=task_id, context_id="ctx", status=status)
+
+
+async def test_versions_are_optimistic() -> None:
+    store = MemoryTaskStore()
+    created = await store.create(task("t"), None)
+    assert created.version == 1
+    saved = await store.save(task("t", TaskState.COMPLETED), None, 1)
+    assert saved.version == 2
+    with pytest.raises(ConcurrentUpdateError):
+        await store.save(task("t", TaskState.FAILED), None, 1)  # stale
+    stored = await store.get("t", None)
+    assert stored is not None
+    assert stored.version == 2
+    assert stored.task.status.state is TaskState.COMPLETED
+    with pytest.raises(ConcurrentUpdateError):
+        await store.create(task("t"), None)  # ids are unique
+    with pytest.raises(ConcurrentUpdateError):
+        await store.save(task("never-created"), None, 1)
+
+
+async def test_concurrent_writers_exactly_one_wins() -> None:
+    store = MemoryTaskStore()
+    await store.create(task("t"), None)
+
+    async def write(state: TaskState) -> bool:
+        current = await store.get("t", None)
+        assert current is not None
+        await asyncio.sleep(0)  # both have read version 1
+        try:
+            await store.save(task("t", state), None, current.version)
+        except ConcurrentUpdateError:
+            return False
+        return True
+
+    results = await asyncio.gather(write(TaskState.COMPLETED), write(TaskState.CANCELED))
+    assert sorted(results) == [False, True]
+
+
+async def test_every_operation_is_owner_scoped() -> None:
+    store = MemoryTaskStore()
+    await store.create(task("a"), "alice")
+    await store.create(task("n"), None)
+    assert await store.get("a", "bob") is None
+    assert await store.get("a", None) is None
+    assert await store.get("n", "alice") is None
+    with pytest.raises(ConcurrentUpdateError):
+        await store.save(task("a", TaskState.CANCELED), "bob", 1)
+    assert not await store.delete("a", "bob")
+    assert [t.id for t in (await store.list(TaskQuery(), "alice")).tasks] == ["a"]
+    assert [t.id for t in (await store.list(TaskQuery(), None)).tasks] == ["n"]
+    assert await store.delete("a", "alice")
+    assert await store.get("a", "alice") is None
+
+
+def test_max_tasks_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_tasks"):
+        MemoryTaskStore(max_tasks=0)
+
+
+async def test_old_terminal_tasks_are_evicted_never_active_ones() -> None:
+    store = MemoryTaskStore(max_tasks=3)
+    await store.create(task("done-old", TaskState.COMPLETED), None)
+    await store.create(task("working"), None)
+    await store.create(task("paused", TaskState.INPUT_REQUIRED), None)
+    await store.create(task("done-new", TaskState.FAILED), None)
+    assert await store.get("done-old", None) is None  # the oldest terminal one went
+    assert len(store) == 3
+    # Only active tasks left besides one terminal: that one goes, active ones stay.
+    await store.create(task("working-2"), None)
+    assert await store.get("done-new", None) is None
+    for active in ("working", "paused", "working-2"):
+        assert await store.get(active, None) is not None
+    # All active: the store may exceed its bound rather than lose live work.
+    await store.create(task("working-3"), None)
+    assert len(store) == 4
+
+
+async def test_eviction_prefers_the_least_recently_updated() -> None:
+    store = MemoryTaskStore(max_tasks=2)
+    first = await store.create(task("first"), None)
+    await store.create(task("second"), None)
+    await store.save(task("first", TaskState.COMPLETED), None, first.version)  # now most recent
+    stored = await store.get("second", None)
+    assert stored is not None
+    await store.save(task("second", TaskState.COMPLETED), None, stored.version)
+    await store.create(task("third"), None)
+    assert await store.get("first", None) is None
+    assert await store.get("second", None) is not None
+
+
+@given(
+    offsets=st.lists(st.integers(min_value=0, max_value=5), min_size=0, max_size=25),
+    page_size=st.integers(min_value=1, max_value=7),
+)
+def test_pagination_walks_every_task_once_newest_first(offsets: list[int], page_size: int) -> None:
+    async def walk() -> tuple[list[str], list[str]]:
+        store = MemoryTaskStore()
+        for i, offset in enumerate(offsets):  # many equal timestamps: ties break by id
+            await store.create(task(f"t{i:02d}", seconds=offset), None)
+        seen: list[str] = []
+        token: str | None = None
+        while True:
+            page = await store.list(TaskQuery(page_size=page_size, page_token=token), None)
+            assert len(page.tasks) <= page_size
+            assert page.total_size == len(offsets)
+            seen.extend(t.id for t in page.tasks)
+            if not page.next_page_token:
+                break
+            assert page.tasks, "a page with a next token is never empty"
+            token = page.next_page_token
+        expected = sorted(
+            (f"t{i:02d}" for i in range(len(offsets))),
+            key=lambda tid: (-offsets[int(tid[1:])], tid),
+        )
+        return seen, expected
+
+    seen, expected = asyncio.run(walk())
+    assert seen == expected

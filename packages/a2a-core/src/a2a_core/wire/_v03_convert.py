@@ -42,19 +42,27 @@ __all__ = [
     "STATE_FROM_V03",
     "STATE_TO_V03",
     "V03_VERSION",
+    "Converter",
+    "FieldMap",
     "as_list",
     "as_obj",
     "b64",
     "card_in",
     "card_out",
+    "each",
+    "field_map",
     "guard",
     "has",
+    "interfaces_out",
     "is_final",
+    "map_list",
+    "nested",
     "nonempty",
     "pick",
     "push_in",
     "push_out",
     "put",
+    "remap",
     "scheme_to_v03",
     "security_to_v03",
     "v03_interfaces",
@@ -120,6 +128,67 @@ def map_list(value: Any, convert: Callable[[Any], Any]) -> Any:
     """Convert each element of a list; anything else passes through to validation."""
     items = as_list(value)
     return [convert(x) for x in items] if items is not None else value
+
+
+Converter = Callable[[Any], Any]
+FieldMap = dict[str, tuple[str, Converter | None]]
+"""Wire key (either spelling) -> (1.0 camelCase key, converter or None)."""
+
+
+def field_map(**fields: str | Converter | tuple[str, Converter] | None) -> FieldMap:
+    """A FieldMap from camelCase wire names; their snake_case spellings are added.
+
+    Each value is None (same name, copied), a new name, a converter, or both.
+    """
+    table: FieldMap = {}
+    for wire, spec in fields.items():
+        if spec is None:
+            entry: tuple[str, Converter | None] = (wire, None)
+        elif isinstance(spec, str):
+            entry = (spec, None)
+        elif callable(spec):
+            entry = (wire, spec)
+        else:
+            entry = spec
+        table[wire] = entry
+        table.setdefault(_snake(wire), entry)
+    return table
+
+
+def remap(obj: dict[str, Any], table: FieldMap) -> dict[str, Any]:
+    """Copy the known fields of ``obj`` into a fresh 1.0 dict in one pass over its keys.
+
+    Unknown fields are dropped and nulls mean absent. A converter returning
+    None leaves the field unset. (Sending both spellings of one field is
+    malformed ProtoJSON; here the later one wins.)
+    """
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        entry = table.get(key)
+        if entry is None or value is None:
+            continue
+        target, convert = entry
+        if convert is not None:
+            value = convert(value)
+            if value is None:
+                continue
+        out[target] = value
+    return out
+
+
+def nested(table: FieldMap) -> Converter:
+    """A converter remapping an object with ``table``; anything else passes through."""
+
+    def convert(value: Any) -> Any:
+        obj = as_obj(value)
+        return value if obj is None else remap(obj, table)
+
+    return convert
+
+
+def each(convert: Converter) -> Converter:
+    """A converter applying ``convert`` to every element of a list."""
+    return lambda value: map_list(value, convert)
 
 
 def b64(raw: bytes) -> str:
@@ -192,6 +261,34 @@ def push_out(config: Any) -> dict[str, Any]:
     return out
 
 
+def _first_scheme(value: Any) -> Any:
+    items = as_list(value)
+    if items is None:
+        raise ValueError("authentication.schemes must be a list")
+    return items[0] if items else ""
+
+
+def _push_table(norm: Converter | None) -> FieldMap:
+    auth = field_map(schemes=("scheme", _first_scheme), credentials=norm)
+    return field_map(id=norm, url=None, token=norm, authentication=_auth_converter(auth))
+
+
+def _auth_converter(table: FieldMap) -> Converter:
+    def convert(value: Any) -> Any:
+        obj = as_obj(value)
+        if obj is None:
+            return value
+        out = remap(obj, table)
+        out.setdefault("scheme", "")
+        return out
+
+    return convert
+
+
+_PUSH_JSON = _push_table(None)
+_PUSH_PROTO = _push_table(nonempty)
+
+
 def push_in(value: Any, proto: bool) -> Any:
     """0.3 PushNotificationConfig -> the 1.0 TaskPushNotificationConfig dict (no task id).
 
@@ -202,32 +299,7 @@ def push_in(value: Any, proto: bool) -> Any:
     obj = as_obj(value)
     if obj is None:
         return value
-    norm: Callable[[Any], Any] = nonempty if proto else _same
-    out: dict[str, Any] = {}
-    put(out, "id", norm(pick(obj, "id")))
-    put(out, "url", pick(obj, "url"))
-    put(out, "token", norm(pick(obj, "token")))
-    auth_value = pick(obj, "authentication")
-    auth = as_obj(auth_value)
-    if auth is not None:
-        schemes = pick(auth, "schemes")
-        auth_out: dict[str, Any] = {}
-        if schemes is None:
-            auth_out["scheme"] = ""
-        else:
-            items = as_list(schemes)
-            if items is None:
-                raise ValueError("authentication.schemes must be a list")
-            auth_out["scheme"] = items[0] if items else ""
-        put(auth_out, "credentials", norm(pick(auth, "credentials")))
-        out["authentication"] = auth_out
-    else:
-        put(out, "authentication", auth_value)
-    return out
-
-
-def _same(value: Any) -> Any:
-    return value
+    return remap(obj, _PUSH_PROTO if proto else _PUSH_JSON)
 
 
 # --- agent card ----------------------------------------------------------

@@ -70,18 +70,23 @@ from ._v03_convert import (
     ROLE_TO_V03,
     STATE_FROM_V03,
     STATE_TO_V03,
+    Converter,
     as_obj,
     b64,
     card_in,
     card_out,
+    each,
+    field_map,
     guard,
     has,
     is_final,
     map_list,
+    nested,
     pick,
     push_in,
     push_out,
     put,
+    remap,
 )
 from .codec import REQUEST_TYPES, Codec
 from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v03
@@ -280,6 +285,9 @@ def request_out(op: Operation, request: BaseModel) -> Any:
 # --- 0.3 -> internal (1.0 dicts, validated by the caller) -----------------
 
 
+_FILE = field_map(bytes="raw", uri="url", mimeType="mediaType", name="filename")
+
+
 def part_in(value: Any) -> Any:
     obj = as_obj(value)
     if obj is None:
@@ -287,75 +295,74 @@ def part_in(value: Any) -> Any:
     kind = obj.get("kind")
     if kind is None:  # tolerate a missing discriminator: infer it from the content
         kind = "text" if "text" in obj else "file" if "file" in obj else "data"
-    out: dict[str, Any] = {}
+    out: dict[str, Any]
     if kind == "text":
-        put(out, "text", obj.get("text"))
+        text = obj.get("text")
+        out = {} if text is None else {"text": text}
     elif kind == "file":
         file = as_obj(obj.get("file"))
         if file is None:
             raise ValueError("a file part needs a file object")
-        put(out, "raw", file.get("bytes"))
-        put(out, "url", file.get("uri"))
-        put(out, "mediaType", pick(file, "mimeType"))
-        put(out, "filename", file.get("name"))
+        out = remap(file, _FILE)
     elif kind == "data":
         data = obj.get("data")
         if not isinstance(data, dict):
             raise ValueError("a 0.3 data part holds a JSON object")
-        out["data"] = data
+        out = {"data": data}
     else:
         raise ValueError(f"unknown part kind {str(kind)[:40]!r}")
-    put(out, "metadata", obj.get("metadata"))
+    metadata = obj.get("metadata")
+    if metadata is not None:
+        out["metadata"] = metadata
     return out
 
 
-def message_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
-        return value
-    out: dict[str, Any] = {}
-    role = obj.get("role")
-    put(out, "role", ROLE_FROM_V03.get(role, role) if isinstance(role, str) else role)
-    put(out, "parts", map_list(obj.get("parts"), part_in))
-    for name in ("messageId", "contextId", "taskId", "metadata", "extensions", "referenceTaskIds"):
-        put(out, name, pick(obj, name))
-    return out
+def _enum_in(names: dict[str, str]) -> Converter:
+    return lambda value: names.get(value, value) if isinstance(value, str) else value
 
 
-def status_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
-        return value
-    out: dict[str, Any] = {}
-    state = obj.get("state")
-    put(out, "state", STATE_FROM_V03.get(state, state) if isinstance(state, str) else state)
-    put(out, "message", message_in(obj.get("message")))
-    put(out, "timestamp", obj.get("timestamp"))
-    return out
-
-
-def artifact_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
-        return value
-    out: dict[str, Any] = {}
-    for name in ("artifactId", "name", "description", "metadata", "extensions"):
-        put(out, name, pick(obj, name))
-    put(out, "parts", map_list(obj.get("parts"), part_in))
-    return out
-
-
-def task_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
-        return value
-    out: dict[str, Any] = {}
-    for name in ("id", "contextId", "metadata"):
-        put(out, name, pick(obj, name))
-    put(out, "status", status_in(obj.get("status")))
-    put(out, "artifacts", map_list(obj.get("artifacts"), artifact_in))
-    put(out, "history", map_list(obj.get("history"), message_in))
-    return out
+message_in = nested(
+    field_map(
+        messageId=None,
+        contextId=None,
+        taskId=None,
+        role=_enum_in(ROLE_FROM_V03),
+        parts=each(part_in),
+        metadata=None,
+        extensions=None,
+        referenceTaskIds=None,
+    )
+)
+status_in = nested(field_map(state=_enum_in(STATE_FROM_V03), message=message_in, timestamp=None))
+artifact_in = nested(
+    field_map(
+        artifactId=None,
+        name=None,
+        description=None,
+        parts=each(part_in),
+        metadata=None,
+        extensions=None,
+    )
+)
+task_in = nested(
+    field_map(
+        id=None,
+        contextId=None,
+        status=status_in,
+        artifacts=each(artifact_in),
+        history=each(message_in),
+        metadata=None,
+    )
+)
+_STATUS_UPDATE = field_map(taskId=None, contextId=None, status=status_in, metadata=None)
+_ARTIFACT_UPDATE = field_map(
+    taskId=None,
+    contextId=None,
+    artifact=artifact_in,
+    append=None,
+    lastChunk=None,
+    metadata=None,
+)
 
 
 def _event_kind(obj: dict[str, Any]) -> Any:
@@ -381,17 +388,10 @@ def event_in(value: Any) -> StreamEvent:
         return Task.model_validate(task_in(obj))
     if kind == "message":
         return Message.model_validate(message_in(obj))
-    out: dict[str, Any] = {}
-    for name in ("taskId", "contextId", "metadata"):
-        put(out, name, pick(obj, name))
     if kind == "status-update":
-        put(out, "status", status_in(obj.get("status")))
-        return TaskStatusUpdateEvent.model_validate(out)
+        return TaskStatusUpdateEvent.model_validate(remap(obj, _STATUS_UPDATE))
     if kind == "artifact-update":
-        put(out, "artifact", artifact_in(obj.get("artifact")))
-        put(out, "append", obj.get("append"))
-        put(out, "lastChunk", pick(obj, "lastChunk"))
-        return TaskArtifactUpdateEvent.model_validate(out)
+        return TaskArtifactUpdateEvent.model_validate(remap(obj, _ARTIFACT_UPDATE))
     raise ValueError(f"unknown event kind {str(kind)[:40]!r}")
 
 
@@ -414,20 +414,23 @@ def task_push_in(value: Any) -> Any:
     return out
 
 
-def _configuration_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
-        return value
-    out: dict[str, Any] = {}
-    put(out, "acceptedOutputModes", pick(obj, "acceptedOutputModes"))
-    put(out, "historyLength", pick(obj, "historyLength"))
-    put(out, "taskPushNotificationConfig", push_in(pick(obj, "pushNotificationConfig"), False))
-    blocking = obj.get("blocking")
-    if blocking is not None:
-        if not isinstance(blocking, bool):
-            raise ValueError("configuration.blocking must be a boolean")
-        out["returnImmediately"] = not blocking
-    return out
+def _not_blocking(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("configuration.blocking must be a boolean")
+    return not value
+
+
+_configuration_in = nested(
+    field_map(
+        acceptedOutputModes=None,
+        historyLength=None,
+        pushNotificationConfig=(
+            "taskPushNotificationConfig",
+            lambda value: push_in(value, proto=False),
+        ),
+        blocking=("returnImmediately", _not_blocking),
+    )
+)
 
 
 def _params(value: Any) -> dict[str, Any]:

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple, cast
 from urllib.parse import quote
 
 from pydantic import BaseModel
@@ -101,19 +101,25 @@ from ..types import (
     format_timestamp,
 )
 from ._v03_convert import (
+    Converter,
+    FieldMap,
     as_obj,
     b64,
     card_in,
     card_out,
+    each,
+    field_map,
     guard,
     has,
     is_final,
     map_list,
+    nested,
     nonempty,
     pick,
     push_in,
     push_out,
     put,
+    remap,
 )
 from .codec import REQUEST_TYPES, Codec
 from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v03
@@ -351,29 +357,32 @@ def request_out(op: Operation, request: BaseModel) -> dict[str, Any]:
 
 # --- 0.3 ProtoJSON -> internal (1.0 dicts, validated by the caller) ---------
 
-_PART_MEMBERS = ("text", "file", "data")
+
+_FILE = field_map(
+    fileWithUri="url",
+    fileWithBytes="raw",
+    mimeType=("mediaType", nonempty),
+    name=("filename", nonempty),
+)
 
 
 def part_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
+    if not isinstance(value, dict):
         return value
-    present = [m for m in _PART_MEMBERS if obj.get(m) is not None]
-    if len(present) != 1:
+    obj = cast("dict[str, Any]", value)
+    text, file_value, holder_value = obj.get("text"), obj.get("file"), obj.get("data")
+    if (text is not None) + (file_value is not None) + (holder_value is not None) != 1:
         raise ValueError("a part needs exactly one of text, file or data")
-    out: dict[str, Any] = {}
-    if present[0] == "text":
-        out["text"] = obj["text"]
-    elif present[0] == "file":
-        file = as_obj(obj["file"])
+    out: dict[str, Any]
+    if text is not None:
+        out = {"text": text}
+    elif file_value is not None:
+        file = as_obj(file_value)
         if file is None:
             raise ValueError("a file part needs a file object")
-        put(out, "url", pick(file, "fileWithUri"))
-        put(out, "raw", pick(file, "fileWithBytes"))
-        put(out, "mediaType", nonempty(pick(file, "mimeType")))
-        put(out, "filename", nonempty(file.get("name")))
+        out = remap(file, _FILE)
     else:
-        holder = as_obj(obj["data"])
+        holder = as_obj(holder_value)
         if holder is None:
             raise ValueError("a data part needs a DataPart object")
         data = holder.get("data")
@@ -381,82 +390,83 @@ def part_in(value: Any) -> Any:
             data = {}
         if not isinstance(data, dict):
             raise ValueError("a 0.3 data part holds a JSON object")
-        out["data"] = data
-    put(out, "metadata", obj.get("metadata"))
+        out = {"data": data}
+    metadata = obj.get("metadata")
+    if metadata is not None:
+        out["metadata"] = metadata
     return out
 
 
-def _enum_in(value: Any, fix: dict[str, str] | None = None) -> Any:
-    if fix is not None and isinstance(value, str):
-        return fix.get(value, value)
-    return value
+def _state_in(value: Any) -> Any:
+    return TaskState.CANCELED.value if value == _CANCELLED else value
 
 
-_STATE_FIX = {_CANCELLED: TaskState.CANCELED.value}
+def _with_default(table: FieldMap, key: str, default: Any) -> Converter:
+    """``nested`` plus a proto3 default for an enum whose zero value is omitted on the wire."""
+
+    def convert(value: Any) -> Any:
+        obj = as_obj(value)
+        if obj is None:
+            return value
+        out = remap(obj, table)
+        out.setdefault(key, default)
+        return out
+
+    return convert
 
 
-def message_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
-        return value
-    out: dict[str, Any] = {}
-    put(out, "messageId", pick(obj, "messageId"))
-    put(out, "contextId", nonempty(pick(obj, "contextId")))
-    put(out, "taskId", nonempty(pick(obj, "taskId")))
-    put(out, "role", obj.get("role", Role.UNSPECIFIED.value))
-    put(out, "parts", map_list(obj.get("content"), part_in))
-    put(out, "metadata", obj.get("metadata"))
-    put(out, "extensions", obj.get("extensions"))
-    return out
-
-
-def status_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
-        return value
-    out: dict[str, Any] = {"state": _enum_in(obj.get("state", 0), _STATE_FIX)}
-    message = obj.get("message")
-    if message is None:
-        message = obj.get("update")
-    put(out, "message", message_in(message))
-    put(out, "timestamp", obj.get("timestamp"))
-    return out
-
-
-def artifact_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
-        return value
-    out: dict[str, Any] = {}
-    put(out, "artifactId", pick(obj, "artifactId"))
-    put(out, "name", nonempty(obj.get("name")))
-    put(out, "description", nonempty(obj.get("description")))
-    put(out, "parts", map_list(obj.get("parts"), part_in))
-    put(out, "metadata", obj.get("metadata"))
-    put(out, "extensions", obj.get("extensions"))
-    return out
-
-
-def task_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
-        return value
-    out: dict[str, Any] = {}
-    put(out, "id", obj.get("id"))
-    put(out, "contextId", pick(obj, "contextId"))
-    put(out, "status", status_in(obj.get("status")))
-    put(out, "artifacts", map_list(obj.get("artifacts"), artifact_in))
-    put(out, "history", map_list(obj.get("history"), message_in))
-    put(out, "metadata", obj.get("metadata"))
-    return out
-
-
-def _update_in(obj: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    put(out, "taskId", pick(obj, "taskId"))
-    put(out, "contextId", pick(obj, "contextId"))
-    put(out, "metadata", obj.get("metadata"))
-    return out
+message_in = _with_default(
+    field_map(
+        messageId=None,
+        contextId=nonempty,
+        taskId=nonempty,
+        role=None,
+        content=("parts", each(part_in)),
+        metadata=None,
+        extensions=None,
+    ),
+    "role",
+    Role.UNSPECIFIED.value,
+)
+status_in = _with_default(
+    field_map(
+        state=_state_in,
+        message=message_in,
+        update=("message", message_in),
+        timestamp=None,
+    ),
+    "state",
+    TaskState.UNSPECIFIED.value,
+)
+artifact_in = nested(
+    field_map(
+        artifactId=None,
+        name=nonempty,
+        description=nonempty,
+        parts=each(part_in),
+        metadata=None,
+        extensions=None,
+    )
+)
+task_in = nested(
+    field_map(
+        id=None,
+        contextId=None,
+        status=status_in,
+        artifacts=each(artifact_in),
+        history=each(message_in),
+        metadata=None,
+    )
+)
+_STATUS_UPDATE = field_map(taskId=None, contextId=None, status=status_in, metadata=None)
+_ARTIFACT_UPDATE = field_map(
+    taskId=None,
+    contextId=None,
+    artifact=artifact_in,
+    append=None,
+    lastChunk=None,
+    metadata=None,
+)
 
 
 _EVENT_MEMBERS = ("task", "message", "msg", "statusUpdate", "artifactUpdate")
@@ -481,14 +491,9 @@ def event_in(value: Any) -> StreamEvent:
     update = as_obj(inner)
     if update is None:
         raise ValueError(f"{member} must be an object")
-    out = _update_in(update)
     if member == "statusUpdate":
-        put(out, "status", status_in(update.get("status")))
-        return TaskStatusUpdateEvent.model_validate(out)
-    put(out, "artifact", artifact_in(update.get("artifact")))
-    put(out, "append", update.get("append"))
-    put(out, "lastChunk", pick(update, "lastChunk"))
-    return TaskArtifactUpdateEvent.model_validate(out)
+        return TaskStatusUpdateEvent.model_validate(remap(update, _STATUS_UPDATE))
+    return TaskArtifactUpdateEvent.model_validate(remap(update, _ARTIFACT_UPDATE))
 
 
 def task_or_message_in(value: Any) -> Task | Message:
@@ -538,32 +543,31 @@ def _create_in(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _configuration_in(value: Any) -> Any:
-    obj = as_obj(value)
-    if obj is None:
-        return value
-    out: dict[str, Any] = {}
-    put(out, "acceptedOutputModes", pick(obj, "acceptedOutputModes"))
-    push = pick(obj, "pushNotification")
-    if push is None:
-        push = pick(obj, "pushNotificationConfig")
-    if push is not None:
-        out["taskPushNotificationConfig"] = _push_in(push)
-    put(out, "historyLength", nonempty(_zero_unset(pick(obj, "historyLength"))))
-    blocking = obj.get("blocking")
-    if blocking is None:
-        blocking = False
-    if not isinstance(blocking, bool):
-        raise ValueError("configuration.blocking must be a boolean")
-    out["returnImmediately"] = not blocking
-    return out
-
-
 def _zero_unset(value: Any) -> Any:
     """Proto3 int32: 0 (or "0") is unset."""
     if isinstance(value, bool):
         return value
-    return None if value in (0, "0") else value
+    return None if value in (0, "0", "") else value
+
+
+def _not_blocking(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("configuration.blocking must be a boolean")
+    return not value
+
+
+# Proto3: a configuration without ``blocking`` has blocking=false.
+_configuration_in = _with_default(
+    field_map(
+        acceptedOutputModes=None,
+        pushNotification=("taskPushNotificationConfig", _push_in),
+        pushNotificationConfig=("taskPushNotificationConfig", _push_in),
+        historyLength=_zero_unset,
+        blocking=("returnImmediately", _not_blocking),
+    ),
+    "returnImmediately",
+    True,
+)
 
 
 def request_in(op: Operation, params: Any) -> dict[str, Any]:

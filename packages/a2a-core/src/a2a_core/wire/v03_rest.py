@@ -57,6 +57,12 @@ are ``StreamResponse`` (``task``, ``message``, ``statusUpdate``,
 ``artifactUpdate``); GetTask and CancelTask a Task; push config create/get a
 ``TaskPushNotificationConfig``; list ``{"configs", "nextPageToken"?}``;
 delete ``{}``; the extended card a 0.3 card.
+
+Ids become resource-name segments, so an id containing ``/`` is rejected
+(InvalidParamsError on decode, UnrepresentableError on encode). Error
+bodies are not this codec's business over HTTP: use
+``errors_wire.encode_rest_error_v03`` / ``decode_rest_error`` for the status
+and body (``encode_error`` gives the 0.3 JSON-RPC error object).
 """
 
 from __future__ import annotations

@@ -133,7 +133,8 @@ class _Relay:
         self.context = context
         self.updater = updater
         self.remote_task_id: str | None = None
-        self.seen_artifacts: set[str] = set()
+        self.artifact_parts: dict[str, int] = {}
+        """Parts of each artifact relayed so far (snapshots relay only what is new)."""
         self.settled = False
 
     @property
@@ -151,27 +152,34 @@ class _Relay:
             self.remote_task_id = task_id
             self.executor.remember(self.context, task_id, context_id or None)
 
-    async def event(self, event: StreamEvent, snapshot: bool = False) -> None:
+    async def event(self, event: StreamEvent) -> None:
         if isinstance(event, Message):
             await self._message(event)
         elif isinstance(event, Task):
-            self._learn(event.id, event.context_id)
-            for artifact in event.artifacts:
-                if artifact.artifact_id not in self.seen_artifacts:
-                    self.seen_artifacts.add(artifact.artifact_id)
-                    await self.updater.add_artifact(
-                        artifact.parts,
-                        artifact_id=artifact.artifact_id,
-                        name=artifact.name,
-                        description=artifact.description,
-                        metadata=artifact.metadata,
-                    )
-            await self._status(event.status, None)
+            await self._snapshot(event)
         elif isinstance(event, TaskStatusUpdateEvent):
             self._learn(event.task_id, event.context_id)
             await self._status(event.status, event.metadata)
         else:
             await self._artifact(event)
+
+    async def _snapshot(self, task: Task) -> None:
+        """A whole task (a send's answer, a poll, a resubscribe): relay what is new in it."""
+        self._learn(task.id, task.context_id)
+        for artifact in task.artifacts:
+            relayed = self.artifact_parts.get(artifact.artifact_id)
+            if relayed is not None and len(artifact.parts) <= relayed:
+                continue
+            self.artifact_parts[artifact.artifact_id] = len(artifact.parts)
+            await self.updater.add_artifact(
+                artifact.parts[relayed or 0 :],
+                artifact_id=artifact.artifact_id,
+                name=artifact.name,
+                description=artifact.description,
+                append=relayed is not None,
+                metadata=artifact.metadata,
+            )
+        await self._status(task.status, None)
 
     async def _message(self, message: Message) -> None:
         local = self.updater.new_agent_message(list(message.parts), metadata=message.metadata)
@@ -184,7 +192,8 @@ class _Relay:
     async def _artifact(self, event: TaskArtifactUpdateEvent) -> None:
         self._learn(event.task_id, event.context_id)
         artifact = event.artifact
-        self.seen_artifacts.add(artifact.artifact_id)
+        before = self.artifact_parts.get(artifact.artifact_id, 0) if event.append else 0
+        self.artifact_parts[artifact.artifact_id] = before + len(artifact.parts)
         await self.updater.add_artifact(
             artifact.parts,
             artifact_id=artifact.artifact_id,
@@ -220,7 +229,9 @@ class RemoteAgentExecutor(AgentExecutor):
     ``target`` is the remote agent's URL (discovered on first use with
     ``connect_options`` passed to ``A2AClient.connect``) or a ready client,
     which this executor then does not close. ``streaming`` forces or
-    forbids streaming (default: what the remote card declares).
+    forbids streaming (default: what the remote card declares). Without
+    streaming the remote task is started without blocking, so a local cancel
+    can reach it, and polled (``poll_interval``: first and longest delay).
     """
 
     def __init__(
@@ -229,6 +240,7 @@ class RemoteAgentExecutor(AgentExecutor):
         *,
         streaming: bool | None = None,
         forward_metadata: bool = True,
+        poll_interval: tuple[float, float] = (0.02, 2.0),
         max_tracked: int = 10_000,
         **connect_options: Any,
     ) -> None:
@@ -242,6 +254,7 @@ class RemoteAgentExecutor(AgentExecutor):
             self.url = target
         self.streaming = streaming
         self.forward_metadata = forward_metadata
+        self.poll_interval = poll_interval
         self._connect_options: dict[str, Any] = {"timeout": 600.0, **connect_options}
         self._connecting: asyncio.Lock | None = None
         self._remote_tasks = _Bounded(max_tracked)
@@ -307,8 +320,7 @@ class RemoteAgentExecutor(AgentExecutor):
                         await relay.event(event)
                 await self._catch_up(client, relay)
             else:
-                reply = await client.send(message)
-                await relay.event(reply.result)
+                await self._poll(client, relay, message)
         except asyncio.CancelledError:
             remote_id = relay.remote_task_id
             if remote_id is not None and not relay.settled and remote_id not in self._cancel_sent:
@@ -319,6 +331,16 @@ class RemoteAgentExecutor(AgentExecutor):
                 found = self._remote_tasks.pop(context.task_id, None)
                 if found is not None:
                     self._cancel_sent.discard(found[0])
+
+    async def _poll(self, client: A2AClient, relay: _Relay, message: Message) -> None:
+        """No streaming: start the remote task without blocking (so it can be canceled), poll it."""
+        reply = await client.send(message, blocking=False)
+        await relay.event(reply.result)
+        delay, longest = self.poll_interval
+        while not relay.settled and relay.remote_task_id is not None:
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, longest)
+            await relay.event(await client.get_task(relay.remote_task_id))
 
     async def _catch_up(self, client: A2AClient, relay: _Relay) -> None:
         """The stream ended before the task settled: follow it again, then ask for it."""

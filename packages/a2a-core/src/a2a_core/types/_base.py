@@ -80,7 +80,10 @@ def format_timestamp(value: datetime) -> str:
         value = value.replace(tzinfo=UTC)
     value = value.astimezone(UTC)
     micros = value.microsecond
-    base = value.strftime("%Y-%m-%dT%H:%M:%S")
+    base = (
+        f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+        f"T{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
+    )
     if micros % 1000 == 0:
         return f"{base}.{micros // 1000:03d}Z"
     return f"{base}.{micros:06d}Z"
@@ -88,7 +91,12 @@ def format_timestamp(value: datetime) -> str:
 
 def _to_utc(value: Any) -> Any:
     if isinstance(value, datetime):
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("timestamp is outside the representable range") from None
     return value
 
 

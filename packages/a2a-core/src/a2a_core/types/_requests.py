@@ -28,7 +28,8 @@ __all__ = [
     "SubscribeToTaskRequest",
 ]
 
-_HISTORY = Field(default=None, ge=0, exclude_if=not_none)
+INT32_MAX = 2**31 - 1
+_HISTORY = Field(default=None, ge=0, le=INT32_MAX, exclude_if=not_none)
 
 
 class SendMessageConfiguration(A2AModel):
@@ -121,7 +122,7 @@ class DeleteTaskPushNotificationConfigRequest(A2AModel):
 class ListTaskPushNotificationConfigsRequest(A2AModel):
     tenant: str | None = opt()
     task_id: str
-    page_size: int | None = Field(default=None, ge=0, exclude_if=not_none)
+    page_size: int | None = Field(default=None, ge=0, le=INT32_MAX, exclude_if=not_none)
     page_token: str | None = opt()
 
 

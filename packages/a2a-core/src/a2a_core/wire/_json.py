@@ -7,8 +7,10 @@ is a PayloadTooLargeError / InvalidRequestError. Nothing else escapes.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import pydantic_core
 
@@ -46,6 +48,10 @@ def loads(data: bytes | bytearray | memoryview | str, limits: DecodeLimits = DEF
     try:
         value = pydantic_core.from_json(data, allow_inf_nan=False)
     except ValueError as exc:
+        if "recursion limit" in str(exc):
+            raise InvalidRequestError(
+                f"JSON nesting exceeds the limit of {limits.max_depth} levels"
+            ) from None
         raise JSONParseError(f"Invalid JSON payload: {exc}") from None
     except Exception as exc:  # defensive: a parser bug must not escape as a 500
         raise JSONParseError(f"Invalid JSON payload: {type(exc).__name__}") from None
@@ -57,7 +63,26 @@ def loads(data: bytes | bytearray | memoryview | str, limits: DecodeLimits = DEF
     )
     if openers > limits.max_depth:
         check_depth(value, limits.max_depth)
+    if _BIG_EXPONENT.search(data if isinstance(data, bytes | bytearray) else data.encode()):
+        _refuse_infinity(value)
     return value
+
+
+# A number literal with a 3+ digit exponent may overflow to inf (which JSON cannot carry).
+_BIG_EXPONENT = re.compile(rb"[0-9.][eE][+-]?[0-9]{3}")
+
+
+def _refuse_infinity(value: Any) -> None:
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, float):
+            if math.isinf(node):
+                raise JSONParseError("Invalid JSON payload: number out of range")
+        elif isinstance(node, dict):
+            stack.extend(cast("dict[str, Any]", node).values())
+        elif isinstance(node, list):
+            stack.extend(cast("list[Any]", node))
 
 
 def check_depth(value: Any, max_depth: int) -> None:

@@ -126,6 +126,8 @@ def _from_parts(code: int | None, message: Any, details: Any) -> A2AError:
         if as_dict is not None:
             data = dict(as_dict)
     cls = error_class_for_reason(reason) if reason else None
+    if cls is not None and code is not None and cls.code != code:
+        cls = None  # the code is authoritative; the reason only refines it
     if cls is None:
         cls = error_class_for_code(code) if code is not None else A2AError
     text = str(message)[:_MAX_MESSAGE] if message is not None else None

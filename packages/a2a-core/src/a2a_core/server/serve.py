@@ -21,6 +21,7 @@ import copy
 import inspect
 import logging
 import socket
+import sys
 from collections.abc import AsyncGenerator, Generator, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -230,15 +231,20 @@ async def serve_async(
     push: bool | PushNotifier = False,
     allow_private_push_targets: bool = False,
     graceful_shutdown: int | None = 5,
+    announce: bool = False,
     **options: Any,
 ) -> None:
-    """Serve until cancelled or interrupted (Ctrl+C), in the running event loop."""
+    """Serve until cancelled or interrupted (Ctrl+C), in the running event loop.
+
+    ``announce`` prints one line with the agent's URL to stderr once bound.
+    """
     sock = _bind(host, port)
     try:
         base = public_base_url(host, sock.getsockname()[1], public_url)
         app = _build(agent_or_service, card, base, push, allow_private_push_targets, options)
         server = uvicorn.Server(_config(app, log_level, graceful_shutdown))
-        logger.warning("A2A agent %r serving at %s", app.card.name, base)
+        if announce:
+            print(f"A2A agent {app.card.name!r} at {base} (Ctrl+C to stop)", file=sys.stderr)
         await server.serve(sockets=[sock])
     finally:
         sock.close()
@@ -280,6 +286,7 @@ def serve(
             push=push,
             allow_private_push_targets=allow_private_push_targets,
             graceful_shutdown=graceful_shutdown,
+            announce=True,
             **options,
         )
     )

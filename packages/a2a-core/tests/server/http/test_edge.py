@@ -247,3 +247,40 @@ def test_www_authenticate_challenges() -> None:
         b'ApiKey realm="Echo", name="X-Key", in="header", Basic realm="Echo"'
     )
     assert www_authenticate(make_card()) == b'Bearer realm="Echo"'
+
+
+# -- the extended card ----------------------------------------------------------------------
+
+
+@pytest.fixture
+async def extended_client(make_client: Any) -> Any:
+    card = secured_card().model_copy(deep=True)
+    card.capabilities.extended_agent_card = True
+
+    def extended(principal: Principal | None) -> Any:
+        who = principal.id if principal else "nobody"
+        return card.model_copy(update={"description": f"Extended card for {who}"})
+
+    svc = A2AService(report, card, extended_card=extended)
+    yield make_client(create_app(svc, authenticate=bearer))
+    await svc.aclose()
+
+
+async def test_extended_card_over_both_bindings(extended_client: httpx.AsyncClient) -> None:
+    auth = {"authorization": "Bearer good"}
+    r = await extended_client.get("/extendedAgentCard", headers=auth)
+    assert r.status_code == 200
+    assert r.json()["description"] == "Extended card for alice"
+    r = await extended_client.post("/", json=rpc("GetExtendedAgentCard"), headers={**auth, **V10})
+    assert r.json()["result"]["description"] == "Extended card for alice"
+    r = await extended_client.post(
+        "/", json=rpc("agent/getAuthenticatedExtendedCard"), headers=auth
+    )
+    legacy = r.json()["result"]
+    assert legacy["description"] == "Extended card for alice"
+    assert legacy["protocolVersion"].startswith("0.3")
+    r = await extended_client.get("/v1/card", headers=auth)
+    assert r.json()["description"] == "Extended card for alice"
+    r = await extended_client.get("/extendedAgentCard")
+    assert r.status_code == 401
+    assert "www-authenticate" in r.headers

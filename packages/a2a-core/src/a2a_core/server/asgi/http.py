@@ -25,6 +25,7 @@ __all__ = [
     "negotiate_version",
     "query_map",
     "read_body",
+    "requested_version",
     "send_bytes",
 ]
 
@@ -100,7 +101,7 @@ def requested_version(headers: dict[str, str], query_string: bytes) -> str | Non
 
 def is_json_media(content_type: str | None) -> bool:
     """Whether a Content-Type names JSON (absent counts as JSON: be liberal in what we accept)."""
-    if content_type is None:
+    if content_type is None or content_type == "application/json":
         return True
     media = content_type.split(";", 1)[0].strip().lower()
     return media == "application/json" or media.endswith("+json") or media == ""

@@ -5,7 +5,7 @@ body within the size bound, parse it within the depth bound, validate the
 envelope, pick the codec from the method name and ``A2A-Version``, decode,
 call the service and answer with one response (or an event stream).
 
-Decisions (documented in the package README):
+Decisions:
 - Version: ``A2A-Version`` header, else the ``A2A-Version`` query parameter;
   absent or empty is 0.3. Either version's method names are accepted; the
   method name decides the codec (``operation_for_method``).
@@ -68,6 +68,10 @@ _JSON = b"application/json"
 _NO_CONTENT_START: dict[str, Any] = {"type": "http.response.start", "status": 204, "headers": []}
 _EMPTY_BODY: dict[str, Any] = {"type": "http.response.body", "body": b""}
 _MAX_METHOD_SHOWN = 64
+
+
+def _encode_id(rid: Any) -> bytes:
+    return str(rid).encode() if type(rid) is int else dumps(rid)
 
 
 def _valid_id(value: Any) -> bool:
@@ -153,7 +157,7 @@ class JsonRpcEndpoint:
                 body = b"".join(
                     (
                         b'{"jsonrpc":"2.0","id":',
-                        dumps(rid),
+                        _encode_id(rid),
                         b',"result":',
                         dumps(codec.encode_result(op, result)),
                         b"}",
@@ -188,7 +192,7 @@ class JsonRpcEndpoint:
         events: AsyncIterator[StreamEvent],
         extra: list[tuple[bytes, bytes]],
     ) -> None:
-        prefix = b'data: {"jsonrpc":"2.0","id":' + dumps(rid) + b',"result":'
+        prefix = b'data: {"jsonrpc":"2.0","id":' + _encode_id(rid) + b',"result":'
 
         def encode(event: StreamEvent) -> bytes:
             return prefix + dumps(codec.encode_event(event)) + b"}\n\n"

@@ -1,0 +1,46 @@
+"""``a2a card URL``: fetch an agent's card and show it."""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import ExitCode, connection_parser, fetch_card
+
+__all__ = ["add_parser", "run"]
+
+EXAMPLES = """\
+examples:
+  a2a card http://localhost:8000
+  a2a card https://agent.example.com --json | jq .skills
+  a2a card https://agent.example.com/.well-known/agent-card.json --bearer "$TOKEN"
+"""
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    parser = commands.add_parser(
+        "card",
+        parents=[connection_parser(choose_interface=False)],
+        help="show an agent's card: who it is, where and how it listens, its skills",
+        description=(
+            "Fetch the agent card (from /.well-known/agent-card.json at the URL's origin, "
+            "or the legacy /.well-known/agent.json) and show it. The card is checked and "
+            "its text cleaned: it comes from the agent."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("url", metavar="URL", help="the agent's URL, or its card's URL")
+    parser.set_defaults(run=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    from ..wire import V10Codec
+    from .render import Console, Renderer, json_line
+
+    card = await fetch_card(args)
+    console = Console()
+    if args.json:
+        console.line(json_line(V10Codec().encode_card(card)))
+    else:
+        Renderer(console, args.url).card(card)
+    return ExitCode.OK

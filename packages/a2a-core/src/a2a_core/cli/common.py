@@ -1,0 +1,220 @@
+"""What the commands share: exit codes, usage errors, the connection options, the client.
+
+Every client command takes the agent's URL and the same connection options
+(``--header``, ``--bearer``, ``--timeout``, ``--binding``, ``--version``,
+``--json``); ``connection_parser`` is the argparse parent that declares them
+once and ``connect`` turns them into an ``A2AClient``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from ..client import A2AClient
+    from ..types import AgentCard, Message, Task
+
+__all__ = [
+    "BEARER_ENV",
+    "BINDINGS",
+    "ExitCode",
+    "Session",
+    "UsageError",
+    "check_url",
+    "connect",
+    "connection_parser",
+    "exit_code_for",
+    "fetch_card",
+    "parse_header",
+    "session_of",
+]
+
+BEARER_ENV = "A2A_BEARER_TOKEN"
+"""The default of ``--bearer`` (a token on the command line is visible to other local users)."""
+
+BINDINGS = {"jsonrpc": "JSONRPC", "http+json": "HTTP+JSON", "rest": "HTTP+JSON"}
+"""``--binding`` spellings and the card's binding names they select."""
+
+_DEFAULT_TIMEOUT = 60.0
+_FAILED_STATES = ("TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_CANCELED")
+
+
+class ExitCode(IntEnum):
+    """The ``a2a`` command's exit statuses (documented in docs/cli.md)."""
+
+    OK = 0
+    TASK_FAILED = 1
+    """The task ended failed, rejected or canceled."""
+    USAGE = 2
+    """A mistake in the command line or the configuration (bad target, bad option)."""
+    PROTOCOL = 3
+    """The agent answered with an A2A error (task not found, unsupported, malformed answer)."""
+    CONNECTION = 4
+    """The agent could not be reached or did not answer in time."""
+    INTERRUPTED = 130
+    """Ctrl-C (SIGINT) stopped a client command."""
+
+
+class UsageError(Exception):
+    """A mistake the user can fix on the command line (exit status 2)."""
+
+
+@dataclass(slots=True)
+class Session:
+    """What a running command has learnt, for the hint printed when it is interrupted."""
+
+    task_id: str | None = None
+
+
+def session_of(args: argparse.Namespace) -> Session:
+    """The session ``main`` attached to ``args`` (a fresh one when called directly)."""
+    found = getattr(args, "session", None)
+    if not isinstance(found, Session):
+        found = Session()
+        args.session = found
+    return found
+
+
+def exit_code_for(result: Task | Message | None) -> ExitCode:
+    """1 for a task that ended failed, rejected or canceled; 0 otherwise."""
+    from ..types import Task
+
+    if isinstance(result, Task) and result.status.state in _FAILED_STATES:
+        return ExitCode.TASK_FAILED
+    return ExitCode.OK
+
+
+def parse_header(value: str) -> tuple[str, str]:
+    """``"Name: value"`` (or ``Name:value``) as a (name, value) pair."""
+    name, sep, content = value.partition(":")
+    name = name.strip()
+    if not sep or not name or any(ch.isspace() for ch in name):
+        raise UsageError(f"--header expects NAME:VALUE, not {value!r}")
+    return name, content.strip()
+
+
+def check_url(url: str) -> str:
+    """The agent URL, refused early (exit 2) when it is not an http(s) URL."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise UsageError(f"the agent URL must start with http:// or https://, not {url!r}")
+    return url
+
+
+def connection_parser(*, choose_interface: bool = True) -> argparse.ArgumentParser:
+    """The options every client command takes (an argparse parent parser).
+
+    ``choose_interface`` adds ``--binding`` and ``--version`` (not for ``card``).
+    """
+    parser = argparse.ArgumentParser(add_help=False)
+    group = parser.add_argument_group("connection")
+    group.add_argument(
+        "--header",
+        "-H",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="an HTTP header for every request, card fetch included (repeatable)",
+    )
+    group.add_argument(
+        "--bearer",
+        metavar="TOKEN",
+        default=os.environ.get(BEARER_ENV) or None,
+        help=f"send 'Authorization: Bearer TOKEN' (default: ${BEARER_ENV})",
+    )
+    group.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help=(
+            "how long to wait for an answer; streams wait this long between events "
+            f"(default: {_DEFAULT_TIMEOUT:g} s for single calls, no limit for streams; 0: no limit)"
+        ),
+    )
+    if not choose_interface:
+        parser.set_defaults(binding=None, protocol_version=None)
+    else:
+        _interface_options(group)
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print A2A 1.0 JSON (one object per line) instead of readable text",
+    )
+    return parser
+
+
+def _interface_options(group: argparse._ArgumentGroup) -> None:  # pyright: ignore[reportPrivateUsage]
+    group.add_argument(
+        "--binding",
+        type=str.lower,
+        choices=sorted(BINDINGS),
+        help="the protocol binding to use (default: the card's preferred one)",
+    )
+    group.add_argument(
+        "--version",
+        dest="protocol_version",
+        choices=("1.0", "0.3"),
+        help="the A2A protocol version to speak (default: 1.0 when the agent offers it)",
+    )
+
+
+def _timeouts(args: argparse.Namespace) -> tuple[float | None, float | None]:
+    given: float | None = args.timeout
+    if given is None:
+        return _DEFAULT_TIMEOUT, None
+    if given < 0:
+        raise UsageError("--timeout must be 0 (no limit) or a number of seconds")
+    limit = given if given > 0 else None
+    return limit, limit
+
+
+def _headers(args: argparse.Namespace) -> dict[str, str]:
+    raw: Sequence[str] = args.header or ()
+    headers = dict(parse_header(h) for h in raw)
+    bearer: str | None = args.bearer
+    if bearer:
+        headers["Authorization"] = f"Bearer {bearer}"
+    return headers
+
+
+@asynccontextmanager
+async def connect(args: argparse.Namespace) -> AsyncGenerator[A2AClient]:
+    """A client of ``args.url`` with the connection options applied; closed on exit."""
+    from ..client import A2AClient
+
+    url = check_url(args.url)
+    timeout, stream_timeout = _timeouts(args)
+    binding: str | None = args.binding
+    version: str | None = args.protocol_version
+    client = await A2AClient.connect(
+        url,
+        headers=_headers(args),
+        timeout=timeout,
+        stream_timeout=stream_timeout,
+        preferred_versions=(version,) if version else ("1.0", "0.3"),
+        preferred_bindings=(BINDINGS[binding],) if binding else None,
+    )
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
+async def fetch_card(args: argparse.Namespace) -> AgentCard:
+    """The card of ``args.url`` as published, without choosing an interface."""
+    import httpx
+
+    from ..client import CardResolver
+
+    url = check_url(args.url)
+    timeout, _ = _timeouts(args)
+    seconds = 10.0 if args.timeout is None else timeout or 3600.0
+    async with httpx.AsyncClient(headers=_headers(args)) as http:
+        return await CardResolver(http, timeout=seconds).resolve(url)

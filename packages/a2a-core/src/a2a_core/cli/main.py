@@ -1,0 +1,106 @@
+"""The ``a2a`` entry point: the parser, and the mapping from failures to exit statuses.
+
+Usage and configuration mistakes exit 2, A2A errors the agent answered with
+exit 3, unreachable agents exit 4, a failed task exits 1 and Ctrl-C exits
+130 (``a2a serve`` stops cleanly on Ctrl-C and exits 0). Each failure is one
+line on stderr, ``a2a: error: ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shlex
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from . import card, send, serve, tasks
+from .common import ExitCode, UsageError, session_of
+
+__all__ = ["build_parser", "main"]
+
+DESCRIPTION = """\
+Serve an agent over the Agent2Agent (A2A) protocol, and talk to any A2A agent
+(1.0 or 0.3) from the command line."""
+
+EPILOG = """\
+a first session:
+  a2a serve examples/echo_agent.py:echo                    # in one terminal
+  a2a card http://localhost:8000                          # in another
+  a2a send http://localhost:8000 "hello"
+  a2a send http://localhost:8000 "hello" --stream
+
+exit status:
+  0    success (the agent answered, or waits for input)
+  1    the task failed, was rejected or was canceled
+  2    usage or configuration error (bad option, bad TARGET)
+  3    the agent answered with an A2A error (e.g. task not found)
+  4    the agent could not be reached, or did not answer in time
+  130  interrupted (Ctrl-C)
+
+Run 'a2a COMMAND --help' for a command's options and examples."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``a2a`` argument parser, with one sub-command per operation."""
+    parser = argparse.ArgumentParser(
+        prog="a2a",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"a2a (a2a-adapters-core) {__version__}"
+    )
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command")
+    commands.required = True
+    serve.add_parser(commands)
+    card.add_parser(commands)
+    send.add_parser(commands)
+    tasks.add_parsers(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``a2a`` with ``argv`` (default: the process's arguments); the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return _run(args)
+
+
+def _error(message: str) -> None:
+    from .render import safe_text
+
+    print(f"a2a: error: {safe_text(message, single_line=True)}", file=sys.stderr, flush=True)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import httpx
+
+    from ..client import A2AConnectionError
+    from ..errors import A2AError
+
+    session = session_of(args)
+    try:
+        return int(asyncio.run(args.run(args)))
+    except KeyboardInterrupt:
+        if args.command == "serve":
+            return ExitCode.OK
+        print("\na2a: interrupted", file=sys.stderr)
+        if session.task_id and getattr(args, "url", None):
+            url, task = shlex.quote(args.url), shlex.quote(session.task_id)
+            print(f"The task may still be running: a2a get {url} {task}", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except UsageError as exc:
+        _error(str(exc))
+        return ExitCode.USAGE
+    except A2AConnectionError as exc:
+        _error(f"cannot reach the agent: {exc.message}")
+        return ExitCode.CONNECTION
+    except httpx.HTTPError as exc:
+        _error(f"cannot reach the agent: {type(exc).__name__}: {exc}")
+        return ExitCode.CONNECTION
+    except A2AError as exc:
+        _error(f"the agent answered with an error: {exc.message} ({type(exc).__name__} {exc.code})")
+        return ExitCode.PROTOCOL

@@ -1,0 +1,199 @@
+"""``a2a send URL TEXT``: send a message, wait for (or stream) the answer."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import mimetypes
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .common import UsageError, connect, connection_parser, exit_code_for, session_of
+
+if TYPE_CHECKING:
+    from ..client import A2AClient, EventStream
+    from ..types import Message, Part
+    from .render import Console, Renderer
+
+__all__ = ["add_parser", "build_message", "run"]
+
+EXAMPLES = """\
+examples:
+  a2a send http://localhost:8000 "What is the weather in Paris?"
+  a2a send http://localhost:8000 "Write a poem about the sea" --stream
+  a2a send http://localhost:8000 "Ada" --task-id T --context-id C   # answer the agent's question
+  a2a send http://localhost:8000 "Summarize this" --file report.pdf
+  a2a send http://localhost:8000 "Plot these" --data '{"values": [1, 2, 3]}'
+  a2a send http://localhost:8000 "Start the long job" --no-wait     # returns at once
+  echo "hello" | a2a send http://localhost:8000 -                   # the text from stdin
+  a2a send http://localhost:8000 "hi" --json | jq -r .task.status.state
+
+exit status: 0 answered (or waiting for input), 1 the task failed, was rejected or
+canceled, 2 usage error, 3 the agent answered with an A2A error, 4 connection error.
+"""
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    parser = commands.add_parser(
+        "send",
+        parents=[connection_parser()],
+        help="send a message to an agent and show its answer",
+        description=(
+            "Send TEXT (plus any --data and --file parts) and show the agent's answer: a "
+            "direct reply, or the task with its state and artifacts. By default this waits "
+            "until the task finishes or needs input; --stream shows it as it happens."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("url", metavar="URL", help="the agent's URL")
+    parser.add_argument(
+        "text", metavar="TEXT", nargs="?", help="the message text ('-' reads it from stdin)"
+    )
+    parser.add_argument(
+        "--stream", action="store_true", help="show events (and streamed text) as they arrive"
+    )
+    parser.add_argument(
+        "--task-id", metavar="ID", help="continue this task (e.g. answer a question)"
+    )
+    parser.add_argument("--context-id", metavar="ID", help="send within this conversation")
+    parser.add_argument(
+        "--data",
+        action="append",
+        default=[],
+        metavar="JSON",
+        help="add a data part holding this JSON value (repeatable)",
+    )
+    parser.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="add this file as a part, its media type guessed from its name (repeatable)",
+    )
+    parser.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="return as soon as the agent has created the task (returnImmediately)",
+    )
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="print only the answer's content"
+    )
+    parser.set_defaults(run=run)
+
+
+def _parts(args: argparse.Namespace) -> list[Part]:
+    from ..types import Part
+
+    parts: list[Part] = []
+    text: str | None = args.text
+    if text == "-":
+        text = sys.stdin.read()
+    if text:
+        parts.append(Part(text=text))
+    for raw in args.data:
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise UsageError(
+                f"--data is not valid JSON ({exc.msg} at {exc.pos}): {raw!r}"
+            ) from None
+        if value is None:
+            raise UsageError("--data must not be null")
+        parts.append(Part(data=value, media_type="application/json"))
+    for name in args.file:
+        path = Path(name)
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read --file {name!r}: {exc.strerror or exc}") from None
+        media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        parts.append(Part(raw=content, filename=path.name, media_type=media_type))
+    if not parts:
+        raise UsageError("nothing to send: give TEXT, --data or --file")
+    return parts
+
+
+def build_message(args: argparse.Namespace) -> Message:
+    """The user message the options describe."""
+    from ..types import Message, Role, new_id
+
+    return Message(message_id=new_id(), role=Role.USER, parts=_parts(args))
+
+
+async def run(args: argparse.Namespace) -> int:
+    from .render import Console
+
+    if args.stream and args.no_wait:
+        raise UsageError("--no-wait and --stream do not go together (a stream follows the task)")
+    message = build_message(args)
+    console = Console()
+    async with connect(args) as client:
+        if args.stream and not client.supports_streaming:
+            print("a2a: the agent does not stream; sending without --stream", file=sys.stderr)
+            args.stream = False
+        if args.stream:
+            return await _stream(args, client, message, console)
+        return await _send(args, client, message, console)
+
+
+async def _send(
+    args: argparse.Namespace, client: A2AClient, message: Message, console: Console
+) -> int:
+    from ..wire import Operation, V10Codec
+    from .render import Renderer, json_line
+
+    async with console.progress("waiting for the agent"):
+        reply = await client.send(
+            message,
+            task=args.task_id,
+            context_id=args.context_id,
+            blocking=not args.no_wait,
+        )
+    session_of(args).task_id = reply.task_id
+    if args.json:
+        console.line(json_line(V10Codec().encode_result(Operation.SEND_MESSAGE, reply.result)))
+    else:
+        Renderer(console, args.url, quiet=args.quiet).result(reply.result)
+    return exit_code_for(reply.result)
+
+
+async def _stream(
+    args: argparse.Namespace, client: A2AClient, message: Message, console: Console
+) -> int:
+    from .render import Renderer
+
+    events = client.stream(message, task=args.task_id, context_id=args.context_id)
+    renderer = Renderer(console, args.url, quiet=args.quiet)
+    return await follow(args, events, renderer)
+
+
+async def follow(args: argparse.Namespace, events: EventStream, renderer: Renderer) -> int:
+    """Print a stream's events (as JSON lines or readable text); the final task's exit code."""
+    from ..errors import InvalidAgentResponseError
+    from ..types import Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+    from ..wire import V10Codec
+    from .render import json_line
+
+    console = renderer.console
+    codec = V10Codec()
+    session = session_of(args)
+    async with console.progress("working"), events:
+        async for event in events:
+            if isinstance(event, Task):
+                session.task_id = event.id
+            elif isinstance(event, TaskStatusUpdateEvent | TaskArtifactUpdateEvent):
+                session.task_id = event.task_id
+            if args.json:
+                console.line(json_line(codec.encode_event(event)))
+            else:
+                renderer.event(event)
+    final: Task | Message | None = events.message if events.task is None else events.task
+    if final is None:
+        raise InvalidAgentResponseError("The agent's stream ended without any event")
+    if not args.json:
+        renderer.finish()
+        if isinstance(final, Task) and not final.status.state.is_terminal:
+            renderer.hints(final)
+    return exit_code_for(final)

@@ -1,0 +1,381 @@
+"""``a2a serve TARGET``: serve an agent object, or front a remote agent as a gateway.
+
+The object is made servable the way ``serve()`` does it (framework adapters
+from plugins, else an AgentExecutor / async function / async generator);
+an ``http(s)://`` TARGET is served by a ``RemoteAgentExecutor`` that
+forwards every request to that agent. The card is built here (so that
+``--skill`` and ``--versions`` shape it), then the server runs until Ctrl-C
+or SIGTERM, and stops cleanly (running tasks are canceled, the store closed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import socket
+from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any
+
+from .common import ExitCode, UsageError, check_url, parse_header
+from .target import is_url, load_target
+
+if TYPE_CHECKING:
+    from ..adapters import ResolvedAgent
+    from ..client import RemoteAgentExecutor
+    from ..server.serve import RunningServer
+    from ..types import AgentCard, AgentInterface, AgentSkill
+
+__all__ = ["add_parser", "parse_skill", "parse_versions", "run"]
+
+EXAMPLES = """\
+examples:
+  a2a serve agent.py:agent                      # an object in a file
+  a2a serve my_package.agents:support_agent     # an object in an importable module
+  a2a serve agent.py:graph --name "Researcher" --skill "search:Search:Finds sources"
+  a2a serve agent.py:agent --port 9000 --public-url https://agents.example.com/research
+  a2a serve agent.py:agent --bearer-token "$TOKEN" --push --store sqlite:///tasks.db
+  a2a serve https://agent.example.com --port 9000   # a gateway to a remote agent
+
+TARGET names an agent object: a LangChain Runnable or a CrewAI Crew (with
+their adapter packages installed), an AgentExecutor (instance or class), or
+an async function / async generator function taking the request context.
+"""
+
+_SUPPORTED_VERSIONS = ("1.0", "0.3")
+_BINDING_ORDER = ("JSONRPC", "HTTP+JSON")
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    parser = commands.add_parser(
+        "serve",
+        help="serve an agent object (or a remote agent, as a gateway) over A2A",
+        description=(
+            "Serve TARGET as an A2A agent (JSON-RPC and HTTP+JSON, with its card at "
+            "/.well-known/agent-card.json) until Ctrl-C."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "target",
+        metavar="TARGET",
+        help="module:attribute, path/to/file.py:attribute, or the http(s):// URL of an agent",
+    )
+    net = parser.add_argument_group("where")
+    net.add_argument(
+        "--host", default="127.0.0.1", help="interface to listen on (default: %(default)s)"
+    )
+    net.add_argument(
+        "--port", type=_port, default=8000, help="port (default: %(default)s; 0 picks a free one)"
+    )
+    net.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the URL clients use, published in the card (default: http://HOST:PORT)",
+    )
+    card = parser.add_argument_group("card")
+    card.add_argument("--name", help="the agent's name (default: the adapter's or the object's)")
+    card.add_argument("--description", help="what the agent does (default: from its docstring)")
+    card.add_argument("--agent-version", metavar="VERSION", help="the agent's own version")
+    card.add_argument(
+        "--skill",
+        action="append",
+        default=[],
+        type=parse_skill,
+        metavar="ID:NAME:DESCRIPTION",
+        help="add a skill to the card (repeatable)",
+    )
+    card.add_argument(
+        "--versions",
+        type=parse_versions,
+        default=_SUPPORTED_VERSIONS,
+        metavar="LIST",
+        help="the A2A versions the card advertises, preferred first (default: 1.0,0.3)",
+    )
+    behaviour = parser.add_argument_group("behaviour")
+    behaviour.add_argument(
+        "--store",
+        default="memory://",
+        metavar="URL",
+        help="task store URL (default: %(default)s; others come from plugins)",
+    )
+    behaviour.add_argument(
+        "--push", action="store_true", help="enable push notifications (webhooks)"
+    )
+    behaviour.add_argument(
+        "--allow-private-push-targets",
+        action="store_true",
+        help="let webhooks target loopback and private addresses (local development)",
+    )
+    behaviour.add_argument(
+        "--bearer-token",
+        action="append",
+        default=[],
+        metavar="TOKEN",
+        help="require 'Authorization: Bearer TOKEN' (repeatable: each token is one caller)",
+    )
+    behaviour.add_argument(
+        "--adapter", metavar="NAME", help="the adapter to use (default: found from the object)"
+    )
+    behaviour.add_argument(
+        "--remote-header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="gateway only: an HTTP header for every request to the remote agent",
+    )
+    behaviour.add_argument(
+        "--log-level",
+        default="warning",
+        choices=("critical", "error", "warning", "info", "debug"),
+        help="server log level (default: %(default)s)",
+    )
+    parser.set_defaults(run=run)
+
+
+def _port(value: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {value!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"ports go from 0 to 65535, not {port}")
+    return port
+
+
+def parse_skill(value: str) -> AgentSkill:
+    """``id:name:description`` (the description may itself contain colons)."""
+    from ..types import AgentSkill
+
+    pieces = [p.strip() for p in value.split(":", 2)]
+    if len(pieces) != 3 or not all(pieces):
+        raise argparse.ArgumentTypeError(
+            f"--skill expects ID:NAME:DESCRIPTION (all three non-empty), not {value!r}"
+        )
+    return AgentSkill(id=pieces[0], name=pieces[1], description=pieces[2], tags=[])
+
+
+def parse_versions(value: str) -> tuple[str, ...]:
+    """``"1.0,0.3"`` -> ("1.0", "0.3"); "1" and "1.0.0" are read as "1.0"."""
+    versions: list[str] = []
+    for raw in value.split(","):
+        pieces = raw.strip().lstrip("vV").split(".")
+        if not pieces[0]:
+            continue
+        version = f"{pieces[0]}.{pieces[1] if len(pieces) > 1 and pieces[1] else '0'}"
+        if version not in _SUPPORTED_VERSIONS:
+            raise argparse.ArgumentTypeError(
+                f"unsupported A2A version {raw.strip()!r} (supported: 1.0, 0.3)"
+            )
+        if version not in versions:
+            versions.append(version)
+    if not versions:
+        raise argparse.ArgumentTypeError("--versions needs at least one version (1.0, 0.3)")
+    return tuple(versions)
+
+
+def _free_port(host: str) -> int:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _interfaces(base: str, versions: Sequence[str]) -> list[AgentInterface]:
+    from ..server.serve import interfaces_for
+
+    chosen = [i for i in interfaces_for(base) if i.protocol_version in versions]
+    chosen.sort(
+        key=lambda i: (
+            _BINDING_ORDER.index(i.protocol_binding),
+            versions.index(i.protocol_version),
+        )
+    )
+    return chosen
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """Options for adapters, card hooks and auth backends (as ``serve()`` passes them)."""
+    options: dict[str, Any] = {}
+    for key, value in (
+        ("name", args.name),
+        ("description", args.description),
+        ("version", args.agent_version),
+    ):
+        if value:
+            options[key] = value
+    tokens: Sequence[str] = args.bearer_token
+    if any(not t.strip() for t in tokens):
+        raise UsageError("--bearer-token must not be empty")
+    if tokens:
+        options["bearer_tokens"] = {t.strip(): f"token-{i}" for i, t in enumerate(tokens, 1)}
+    return options
+
+
+async def _resolve_local(args: argparse.Namespace, options: Mapping[str, Any]) -> ResolvedAgent:
+    from ..adapters import resolve_agent
+    from ..server.service import ConfigurationError
+
+    agent = load_target(args.target)
+    try:
+        return resolve_agent(agent, options, adapter=args.adapter)
+    except (TypeError, ConfigurationError) as exc:
+        raise UsageError(_first_line(exc)) from None
+
+
+async def _resolve_remote(
+    args: argparse.Namespace, stack: AsyncExitStack
+) -> tuple[ResolvedAgent, RemoteAgentExecutor]:
+    from ..adapters import ResolvedAgent
+    from ..client import RemoteAgentExecutor, sanitize_card
+
+    url = check_url(args.target)
+    headers = dict(parse_header(h) for h in args.remote_header)
+    remote = RemoteAgentExecutor(url, headers=headers)
+    stack.push_async_callback(remote.aclose)
+    client = await remote.client()  # fails early (exit 4 / 3) when the agent is unreachable
+    card = client.card
+    if card is None:  # pragma: no cover - connect() always has a card
+        raise UsageError(f"the agent at {url} published no card")
+    card = sanitize_card(card)
+    resolved = ResolvedAgent(
+        remote,
+        name=card.name,
+        description=card.description,
+        version=card.version,
+        skills=tuple(card.skills),
+        input_modes=tuple(card.default_input_modes),
+        output_modes=tuple(card.default_output_modes),
+        adapter="remote",
+    )
+    return resolved, remote
+
+
+def _card(
+    resolved: ResolvedAgent,
+    options: Mapping[str, Any],
+    skills: Sequence[AgentSkill],
+    interfaces: list[AgentInterface],
+) -> AgentCard:
+    from ..adapters import default_card
+
+    card = default_card(resolved, options)
+    ids = [s.id for s in card.skills]
+    for skill in skills:
+        if skill.id in ids:
+            raise UsageError(f"the card already has a skill with id {skill.id!r}")
+        ids.append(skill.id)
+    return card.model_copy(
+        update={"skills": [*card.skills, *skills], "supported_interfaces": interfaces}
+    )
+
+
+async def run(args: argparse.Namespace) -> int:
+    from ..server.serve import public_base_url, running_server
+    from ..server.service import ConfigurationError
+    from .render import Console, safe_text
+
+    console = Console()
+    options = _options(args)
+    if args.public_url:
+        check_url(args.public_url)
+    async with AsyncExitStack() as stack:
+        stop = _StopSignal()
+        stack.callback(stop.uninstall)
+        stop.install()
+        gateway = is_url(args.target)
+        if gateway:
+            resolved, _ = await _resolve_remote(args, stack)
+        else:
+            resolved = await _resolve_local(args, options)
+        port: int = args.port or _free_port(args.host)
+        base = public_base_url(args.host, port, args.public_url)
+        versions: tuple[str, ...] = args.versions
+        card = _card(resolved, options, args.skill, _interfaces(base, versions))
+        try:
+            server = await stack.enter_async_context(
+                running_server(
+                    resolved,
+                    card=card,
+                    host=args.host,
+                    port=port,
+                    public_url=args.public_url,
+                    log_level=args.log_level,
+                    push=bool(args.push),
+                    allow_private_push_targets=bool(args.allow_private_push_targets),
+                    graceful_shutdown=3,
+                    store_url=args.store,
+                    **options,
+                )
+            )
+        except OSError as exc:
+            raise UsageError(
+                f"cannot listen on {args.host}:{port}: {exc.strerror or exc}"
+            ) from None
+        except (ConfigurationError, TypeError, ValueError, RuntimeError) as exc:
+            raise UsageError(_first_line(exc)) from None
+        stop.server = server
+        name = safe_text(server.app.card.name, single_line=True)
+        what = f"a gateway to {args.target}" if gateway else _kind(resolved)
+        console.line(f'Serving "{name}" ({what}) at {server.url}')
+        console.line(f"Agent card: {server.url}/.well-known/agent-card.json")
+        details = [f"A2A {', '.join(versions)}", "JSON-RPC and HTTP+JSON", f"store {args.store}"]
+        if args.push:
+            details.append("push notifications on")
+        if options.get("bearer_tokens"):
+            details.append(f"bearer auth ({len(options['bearer_tokens'])} token(s))")
+        console.line(console.dim("; ".join(details)))
+        if args.public_url:
+            console.line(console.dim(f"Listening on {args.host}:{port}"))
+        console.line("Press Ctrl-C to stop.")
+        await stop.wait()
+        console.line("Stopping…" if console.unicode else "Stopping...")
+    console.line("Stopped.")
+    return ExitCode.OK
+
+
+class _StopSignal:
+    """Ctrl-C / SIGTERM: the first asks for a clean stop, the second forces it."""
+
+    def __init__(self) -> None:
+        self.server: RunningServer | None = None
+        self._event = asyncio.Event()
+        self._installed: list[signal.Signals] = []
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self._on_signal)
+            except (NotImplementedError, RuntimeError, ValueError):  # pragma: no cover - Windows
+                continue  # Ctrl-C then arrives as KeyboardInterrupt, which main() handles
+            self._installed.append(sig)
+
+    def uninstall(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in self._installed:
+            loop.remove_signal_handler(sig)
+        self._installed.clear()
+
+    def _on_signal(self) -> None:
+        if self._event.is_set() and self.server is not None:
+            self.server.server.force_exit = True
+        self._event.set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+
+def _kind(resolved: ResolvedAgent) -> str:
+    """How the object is served, for the startup line."""
+    if resolved.adapter:
+        return f"{resolved.adapter} adapter"
+    kinds = {"FunctionExecutor": "async function", "GeneratorExecutor": "async generator"}
+    return kinds.get(type(resolved.executor).__name__, "AgentExecutor")
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

@@ -1,0 +1,222 @@
+"""Task commands: ``a2a get``, ``a2a list``, ``a2a cancel`` and ``a2a subscribe``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from .common import ExitCode, UsageError, connect, connection_parser, exit_code_for, session_of
+
+if TYPE_CHECKING:
+    from ..types import Task, TaskState
+
+__all__ = ["add_parsers", "parse_state"]
+
+_SubParsers = argparse._SubParsersAction  # pyright: ignore[reportPrivateUsage]
+
+_STATES = (
+    "submitted",
+    "working",
+    "input-required",
+    "auth-required",
+    "completed",
+    "failed",
+    "canceled",
+    "rejected",
+)
+
+
+def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
+    connection = connection_parser()
+    raw = argparse.RawDescriptionHelpFormatter
+
+    get = commands.add_parser(
+        "get",
+        parents=[connection],
+        help="show a task: its state, artifacts and (with --history) messages",
+        description="Show a task as the agent knows it now.",
+        epilog=(
+            "examples:\n"
+            "  a2a get http://localhost:8000 TASK_ID\n"
+            "  a2a get http://localhost:8000 TASK_ID --history 10\n"
+            "  a2a get http://localhost:8000 TASK_ID --json | jq .status\n\n"
+            "exit status: 0, or 1 when the task failed, was rejected or canceled."
+        ),
+        formatter_class=raw,
+    )
+    get.add_argument("url", metavar="URL", help="the agent's URL")
+    get.add_argument("task_id", metavar="TASK_ID")
+    get.add_argument("--history", type=_count, metavar="N", help="also show the last N messages")
+    get.set_defaults(run=run_get)
+
+    listing = commands.add_parser(
+        "list",
+        parents=[connection],
+        help="list tasks, newest first (A2A 1.0)",
+        description="List the agent's tasks (yours, when the agent authenticates callers).",
+        epilog=(
+            "examples:\n"
+            "  a2a list http://localhost:8000\n"
+            "  a2a list http://localhost:8000 --status working --page-size 20\n"
+            "  a2a list http://localhost:8000 --context-id C --all --json"
+        ),
+        formatter_class=raw,
+    )
+    listing.add_argument("url", metavar="URL", help="the agent's URL")
+    listing.add_argument("--context-id", metavar="ID", help="only tasks of this conversation")
+    listing.add_argument(
+        "--status",
+        type=parse_state,
+        metavar="STATE",
+        help=f"only tasks in this state ({', '.join(_STATES)})",
+    )
+    listing.add_argument("--page-size", type=_page_size, metavar="N", help="tasks per page (1-100)")
+    listing.add_argument(
+        "--page-token", metavar="TOKEN", help="the page to show (from a previous list)"
+    )
+    listing.add_argument("--all", action="store_true", help="follow every page")
+    listing.set_defaults(run=run_list)
+
+    cancel = commands.add_parser(
+        "cancel",
+        parents=[connection],
+        help="cancel a task",
+        description="Ask the agent to cancel a task, and show the task afterwards.",
+        epilog="examples:\n  a2a cancel http://localhost:8000 TASK_ID",
+        formatter_class=raw,
+    )
+    cancel.add_argument("url", metavar="URL", help="the agent's URL")
+    cancel.add_argument("task_id", metavar="TASK_ID")
+    cancel.set_defaults(run=run_cancel)
+
+    subscribe = commands.add_parser(
+        "subscribe",
+        parents=[connection],
+        help="follow a running task's events until it finishes or needs input",
+        description=(
+            "Follow a task: its current state first, then its updates as they happen, "
+            "until it finishes or needs input. A task that has already finished is shown."
+        ),
+        epilog=(
+            "examples:\n"
+            "  a2a send http://localhost:8000 'Start the long job' --no-wait\n"
+            "  a2a subscribe http://localhost:8000 TASK_ID\n"
+            "  a2a subscribe http://localhost:8000 TASK_ID --json\n\n"
+            "exit status: as for send (1 when the task failed, was rejected or canceled)."
+        ),
+        formatter_class=raw,
+    )
+    subscribe.add_argument("url", metavar="URL", help="the agent's URL")
+    subscribe.add_argument("task_id", metavar="TASK_ID")
+    subscribe.add_argument(
+        "--quiet", "-q", action="store_true", help="print only the task's content"
+    )
+    subscribe.set_defaults(run=run_subscribe)
+
+
+def parse_state(value: str) -> TaskState:
+    """``working``, ``input-required``, ``TASK_STATE_WORKING``... as a TaskState."""
+    from ..types import TaskState
+
+    key = value.strip().upper().replace("-", "_").removeprefix("TASK_STATE_")
+    try:
+        return TaskState("TASK_STATE_" + key)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"unknown task state {value!r} (one of {', '.join(_STATES)})"
+        ) from None
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, not {value!r}")
+    return number
+
+
+def _page_size(value: str) -> int:
+    number = _count(value)
+    if not 1 <= number <= 100:
+        raise argparse.ArgumentTypeError(f"the page size goes from 1 to 100, not {value!r}")
+    return number
+
+
+def _show(args: argparse.Namespace, task: Task, *, history: bool = False) -> None:
+    from .render import Console, Renderer, json_line
+
+    console = Console()
+    if args.json:
+        console.line(json_line(task))
+    else:
+        Renderer(console, args.url).task(task, history=history)
+
+
+async def run_get(args: argparse.Namespace) -> int:
+    async with connect(args) as client:
+        task = await client.get_task(args.task_id, history_length=args.history)
+    _show(args, task, history=args.history is not None)
+    return exit_code_for(task)
+
+
+async def run_cancel(args: argparse.Namespace) -> int:
+    async with connect(args) as client:
+        task = await client.cancel(args.task_id)
+    _show(args, task)
+    return ExitCode.OK
+
+
+async def run_list(args: argparse.Namespace) -> int:
+    from ..types import ListTasksResponse
+    from .render import Console, Renderer, json_line
+
+    if args.all and args.page_token:
+        raise UsageError("--all starts from the first page: leave out --page-token")
+    filters = {"context_id": args.context_id, "status": args.status, "page_size": args.page_size}
+    async with connect(args) as client:
+        if args.all:
+            tasks = [
+                t
+                async for t in client.iter_tasks(include_artifacts=not args.json or None, **filters)
+            ]
+            page = ListTasksResponse(tasks=tasks, page_size=len(tasks), total_size=len(tasks))
+        else:
+            page = await client.list_tasks(
+                page_token=args.page_token, include_artifacts=not args.json or None, **filters
+            )
+    console = Console()
+    if args.json:
+        console.line(json_line(page))
+        return ExitCode.OK
+    Renderer(console, args.url).task_table(page.tasks)
+    if page.next_page_token:
+        console.line(
+            console.dim(
+                f"More tasks: add --page-token {page.next_page_token} (or --all)"
+                + (f"; {page.total_size} in all" if page.total_size else "")
+            )
+        )
+    return ExitCode.OK
+
+
+async def run_subscribe(args: argparse.Namespace) -> int:
+    from ..errors import UnsupportedOperationError
+    from .render import Console, Renderer
+    from .send import follow
+
+    session_of(args).task_id = args.task_id
+    renderer = Renderer(Console(), args.url, quiet=args.quiet)
+    async with connect(args) as client:
+        try:
+            return await follow(args, client.subscribe(args.task_id), renderer)
+        except UnsupportedOperationError:
+            # 1.0 refuses to subscribe to a finished task: show it instead.
+            task = await client.get_task(args.task_id)
+            if not task.status.state.is_terminal:
+                raise
+    print("a2a: the task has already finished", file=sys.stderr)
+    _show(args, task)
+    return exit_code_for(task)

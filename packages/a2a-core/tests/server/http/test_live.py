@@ -61,6 +61,22 @@ async def test_running_server_fills_interfaces_and_serves(unused_tcp_port: int) 
             assert r.json()["result"]["task"]["artifacts"][0]["parts"] == [{"text": "echo: live"}]
 
 
+async def test_connections_have_tcp_nodelay() -> None:
+    """Small responses must not wait for delayed ACKs (Nagle): ~40 ms per request otherwise."""
+    async with running_server(echo, card=make_card()) as srv:
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        writer.write(b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n\r\n")
+        await writer.drain()
+        assert (await reader.readline()).startswith(b"HTTP/1.1 200")
+        connections = list(srv.server.server_state.connections)
+        assert connections
+        for protocol in connections:
+            sock = protocol.transport.get_extra_info("socket")
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        writer.close()
+        await writer.wait_closed()
+
+
 async def test_card_with_interfaces_is_kept() -> None:
     card = make_card()
     async with (

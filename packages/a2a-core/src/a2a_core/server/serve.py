@@ -35,7 +35,14 @@ from .asgi.app import A2AApp, create_app
 from .push_api import PushNotifier
 from .service import A2AService
 
-__all__ = ["RunningServer", "interfaces_for", "running_server", "serve", "serve_async"]
+__all__ = [
+    "RunningServer",
+    "interfaces_for",
+    "public_base_url",
+    "running_server",
+    "serve",
+    "serve_async",
+]
 
 logger = logging.getLogger("a2a_core.server")
 

@@ -112,7 +112,6 @@ class TaskRun:
         self.version = previous.version if previous is not None else 0  # 0: not stored yet
         self.context = context
         self.token = context.cancellation
-        self.updater = TaskUpdater(self, task.id, task.context_id)
         self.allow_reply = allow_reply
         self.reply: Message | None = None
         self.error: A2AError | None = None
@@ -167,7 +166,7 @@ class TaskRun:
                 context_id=task.context_id,
                 status=TaskStatus.now(TaskState.COMPLETED, _in_task(event, task)),
             )
-        elif isinstance(event, TaskStatusUpdateEvent | TaskArtifactUpdateEvent):
+        elif isinstance(event, (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)):
             event = _owned(event, task)
         else:
             raise IllegalTransitionError(f"agents may not emit {type(event).__name__} events")
@@ -228,9 +227,10 @@ class TaskRun:
 
     async def persist(self) -> None:
         """Store the task now if no event has yet (non-blocking sends, inline push configs)."""
-        async with self._lock:
-            if self.version == 0 and self.reply is None:
-                await self._persist(self.task)
+        if self.version == 0 and self.reply is None:
+            async with self._lock:
+                if self.version == 0 and self.reply is None:
+                    await self._persist(self.task)
 
     async def begin_continuation(self, task: Task) -> None:
         """Save the continued task (new message, WORKING) unless a cancel got there first."""
@@ -271,16 +271,25 @@ class TaskRun:
         return True
 
     # -- execution ------------------------------------------------------------
+    def new_updater(self) -> TaskUpdater:
+        """An updater whose events this run applies."""
+        return TaskUpdater(self, self.task.id, self.task.context_id)
+
     async def run(self, executor: AgentExecutor) -> None:
         """Execute the agent and turn its ending into the task's outcome."""
+        # The updater is made here, not kept on the run: no reference cycle, so a
+        # finished run is freed at once by reference counting, not by the GC.
+        updater = self.new_updater()
         try:
-            await executor.execute(self.context, self.updater)
+            await executor.execute(self.context, updater)
         except asyncio.CancelledError:
             # Interrupted (cancel, shutdown): a cancel already made the task CANCELED.
             await self.server_status(TaskState.CANCELED)
             raise
-        except (CancelledByClient, IllegalTransitionError):
-            pass  # stopped on request / already handled where the event was rejected
+        except CancelledByClient:
+            await self.server_status(TaskState.CANCELED)
+        except IllegalTransitionError:
+            pass  # logged, and the task failed, where the event was rejected
         except Exception as exc:
             logger.exception("task %s: the agent raised", self.task.id)
             text = SAFE_FAILURE_TEXT
@@ -288,16 +297,12 @@ class TaskRun:
                 text = f"{text} ({type(exc).__name__}: {exc})"
             await self.server_status(TaskState.FAILED, text)
         else:
-            state = self.state
-            if not (state.is_terminal or state.is_interrupted):
-                # Returning means the work is done: never leave a task working forever.
-                await self.server_status(
-                    TaskState.CANCELED if self.token.cancelled else TaskState.COMPLETED
-                )
+            # Returning means the work is done: never leave a task working forever.
+            if not self.state.is_interrupted:
+                done = TaskState.CANCELED if self.token.cancelled else TaskState.COMPLETED
+                await self.server_status(done)
         finally:
             try:
-                if self.token.cancelled:
-                    await self.server_status(TaskState.CANCELED)
                 await self.persist()
             except Exception:
                 logger.exception("task %s: could not record the end of the run", self.task.id)
@@ -551,7 +556,7 @@ class TaskManager:
         if handle is not None:
             try:
                 await asyncio.wait_for(
-                    self.executor.cancel(run.context, run.updater),
+                    self.executor.cancel(run.context, run.new_updater()),
                     self.config.cancel_grace_seconds,
                 )
             except (TimeoutError, IllegalTransitionError):

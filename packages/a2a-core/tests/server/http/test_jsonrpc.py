@@ -495,11 +495,24 @@ async def test_unexpected_exception_is_a_safe_internal_error(
     await svc.aclose()
 
 
-async def test_stream_of_unknown_task_as_sse_when_client_reads_sse(
+async def test_stream_error_is_plain_json_for_v10_even_when_client_reads_sse(
     client: httpx.AsyncClient,
 ) -> None:
+    """A 1.0 stream that never started is a plain JSON-RPC error (the 1.0 kit's STREAM-SUB-003)."""
     headers = {**V10, "accept": "text/event-stream"}
     r = await call(client, rpc("SubscribeToTask", {"id": "missing"}, rid="s"), headers)
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "application/json"
+    assert r.json()["id"] == "s"
+    assert error_of(r)["code"] == -32001
+
+
+async def test_stream_error_as_sse_for_v03_clients_that_read_sse(
+    client: httpx.AsyncClient,
+) -> None:
+    """0.3 SSE clients can read nothing but an event stream: the error comes as one event."""
+    headers = {"accept": "text/event-stream"}
+    r = await call(client, rpc("tasks/resubscribe", {"id": "missing"}, rid="s"), headers)
     assert r.status_code == 200
     assert r.headers["content-type"] == "text/event-stream"
     events = parse_sse(r.text)

@@ -19,9 +19,11 @@ Decisions:
   answered with 204 and no body, whatever the outcome.
 - Batches are refused (-32600).
 - Streaming methods answer ``text/event-stream``. An error before the first
-  event is sent as an event stream holding one JSON-RPC error when the client
-  lists ``text/event-stream`` in ``Accept`` (SSE clients cannot read anything
-  else), and as a plain JSON-RPC response otherwise.
+  event (unknown task, terminal task, bad params) is a plain JSON-RPC error
+  response for 1.0 callers: a stream that never started is not a stream, and
+  the 1.0 conformance kit requires it. 0.3 callers that list
+  ``text/event-stream`` in ``Accept`` get an event stream holding the one error
+  instead, as 0.3 SSE clients (and the 0.3 kit) can read nothing else.
 """
 
 from __future__ import annotations
@@ -240,8 +242,9 @@ class JsonRpcEndpoint:
             await send(_NO_CONTENT_START)
             await send(_EMPTY_BODY)
             return
-        body = self._error_body(codec or self._fallback_codec(headers, scope), rid, error)
-        if streaming and status == 200 and accepts_event_stream(headers):
+        codec = codec or self._fallback_codec(headers, scope)
+        body = self._error_body(codec, rid, error)
+        if streaming and status == 200 and codec.version == "0.3" and accepts_event_stream(headers):
             await send_sse_error(send, b"data: " + body + b"\n\n", SSE_HEADERS + more)
             return
         await send_bytes(send, status, body, _JSON, more)

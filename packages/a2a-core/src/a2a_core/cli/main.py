@@ -76,11 +76,6 @@ def _error(message: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import httpx
-
-    from ..client import A2AConnectionError
-    from ..errors import A2AError
-
     session = session_of(args)
     try:
         return int(asyncio.run(args.run(args)))
@@ -95,12 +90,30 @@ def _run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         _error(str(exc))
         return ExitCode.USAGE
-    except A2AConnectionError as exc:
+    except Exception as exc:
+        return _failure(exc)
+
+
+def _failure(exc: Exception) -> int:
+    """The exit status of a failed command (imports the client only when one failed)."""
+    import httpx
+
+    from ..client import A2AConnectionError
+    from ..errors import A2AError, AuthenticationRequiredError
+
+    if isinstance(exc, A2AConnectionError):
         _error(f"cannot reach the agent: {exc.message}")
         return ExitCode.CONNECTION
-    except httpx.HTTPError as exc:
+    if isinstance(exc, httpx.HTTPError):
         _error(f"cannot reach the agent: {type(exc).__name__}: {exc}")
         return ExitCode.CONNECTION
-    except A2AError as exc:
-        _error(f"the agent answered with an error: {exc.message} ({type(exc).__name__} {exc.code})")
+    if isinstance(exc, A2AError):
+        hint = ""
+        if isinstance(exc, AuthenticationRequiredError):
+            hint = "; give credentials with --bearer TOKEN or --header NAME:VALUE"
+        _error(
+            f"the agent answered with an error: {exc.message} "
+            f"({type(exc).__name__} {exc.code}){hint}"
+        )
         return ExitCode.PROTOCOL
+    raise exc

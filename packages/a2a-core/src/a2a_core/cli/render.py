@@ -479,9 +479,14 @@ class Renderer:
         ]
         header = ("TASK", "STATE", "UPDATED", "TEXT")
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
-        c.line(c.bold("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=False)) + "TEXT"))
+
+        def cells(row: tuple[str, str, str, str]) -> str:
+            padded = [value.ljust(width) for value, width in zip(row, widths, strict=False)]
+            return "  ".join([*padded, row[3]]).rstrip()
+
+        c.line(c.bold(cells(header)))
         for row in rows:
-            c.line("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=False)) + row[3])
+            c.line(cells(row))
 
 
 def _when(moment: datetime | None) -> str:

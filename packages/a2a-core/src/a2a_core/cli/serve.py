@@ -214,11 +214,12 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-async def _resolve_local(args: argparse.Namespace, options: Mapping[str, Any]) -> ResolvedAgent:
+async def _resolve_local(
+    agent: object, args: argparse.Namespace, options: Mapping[str, Any]
+) -> ResolvedAgent:
     from ..adapters import resolve_agent
     from ..server.service import ConfigurationError
 
-    agent = load_target(args.target)
     try:
         return resolve_agent(agent, options, adapter=args.adapter)
     except (TypeError, ConfigurationError) as exc:
@@ -273,6 +274,9 @@ def _card(
 
 
 async def run(args: argparse.Namespace) -> int:
+    gateway = is_url(args.target)
+    agent = None if gateway else load_target(args.target)  # first: a typo fails fast
+
     from ..server.serve import public_base_url, running_server
     from ..server.service import ConfigurationError
     from .render import Console, safe_text
@@ -285,11 +289,10 @@ async def run(args: argparse.Namespace) -> int:
         stop = _StopSignal()
         stack.callback(stop.uninstall)
         stop.install()
-        gateway = is_url(args.target)
         if gateway:
             resolved, _ = await _resolve_remote(args, stack)
         else:
-            resolved = await _resolve_local(args, options)
+            resolved = await _resolve_local(agent, args, options)
         port: int = args.port or _free_port(args.host)
         base = public_base_url(args.host, port, args.public_url)
         versions: tuple[str, ...] = args.versions

@@ -4,9 +4,15 @@ The values are canonical for the wire: what a ProtoJSON peer would send back
 unchanged. Required strings are non-empty (ProtoJSON omits ``""``), optional
 strings are unset or non-empty, enums avoid the UNSPECIFIED zero value where
 the field is required, integers fit their proto types, and Struct numbers fit
-a double exactly. ``Flavor(v03=True)`` further restricts values to what the
-0.3 wire forms can carry (object-only data parts, file metadata only on file
-parts, no tenants, no device-code flow, ...).
+a double exactly.
+
+A ``Flavor`` narrows the values to what a wire form can carry:
+``v03`` for both 0.3 forms (object-only data parts, file metadata only on
+file parts, no tenants, no device-code flow or PKCE, interfaces tagged 0.3,
+no push-config paging over JSON-RPC, ...), and ``rest`` additionally for the
+0.3 HTTP+JSON form (0.3 proto semantics: ids usable in resource names, no
+``referenceTaskIds``, no ``historyLength`` 0, no cancel metadata, capability
+flags unset or true).
 """
 
 from __future__ import annotations
@@ -24,10 +30,13 @@ from hypothesis import strategies as st
 __all__ = [
     "DEFAULT",
     "V03",
+    "V03_REST",
     "Flavor",
     "agent_cards",
+    "artifact_events",
     "artifacts",
     "events",
+    "interfaces",
     "json_values",
     "messages",
     "parts",
@@ -35,9 +44,11 @@ __all__ = [
     "requests",
     "results",
     "security_schemes",
+    "status_events",
     "structs",
     "task_statuses",
     "tasks",
+    "timestamps",
 ]
 
 M = TypeVar("M", bound=t.A2AModel)
@@ -51,20 +62,26 @@ class Flavor:
     """Which subset of the model to generate."""
 
     v03: bool = False
-    """Only values that the 0.3 JSON-RPC and HTTP+JSON forms can represent."""
+    """Only values that both 0.3 wire forms (JSON-RPC and HTTP+JSON) can represent."""
+    rest: bool = False
+    """With ``v03``: only what the 0.3 HTTP+JSON form (0.3 ProtoJSON) can represent."""
+    jsonrpc: bool = False
+    """With ``v03``: only what the 0.3 JSON-RPC form can represent (no push-config paging)."""
     big_bytes: bool = True
     """Now and then a raw part of 4-64 KiB (1 MiB is tested explicitly)."""
+    raw: bool = True
+    """Generate raw (bytes) parts at all."""
 
 
 DEFAULT = Flavor()
-V03 = Flavor(v03=True)
+V03 = Flavor(v03=True, jsonrpc=True)
+V03_REST = Flavor(v03=True, rest=True)
 
 # scalars -------------------------------------------------------------------
 
 texts = st.text(max_size=24)
 """Any unicode (astral characters included, no lone surrogates)."""
 nonempty = st.text(min_size=1, max_size=16)
-ids = st.one_of(st.uuids().map(str), nonempty)
 urls = st.one_of(
     st.sampled_from(["https://agent.example/a2a", "http://127.0.0.1:8000/", "file:///tmp/x.bin"]),
     nonempty,
@@ -81,6 +98,13 @@ def _model(model: type[M], **fields: st.SearchStrategy[Any]) -> st.SearchStrateg
 
 def optional(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.one_of(st.none(), strategy)
+
+
+@cache
+def ids(flavor: Flavor = DEFAULT) -> st.SearchStrategy[str]:
+    """Identifiers; 0.3 HTTP+JSON puts them in resource names, so no '/' there."""
+    text = nonempty.filter(lambda x: "/" not in x) if flavor.rest else nonempty
+    return st.one_of(st.uuids().map(str), text)
 
 
 def _with_offset(value: datetime, minutes: int) -> datetime:
@@ -148,7 +172,7 @@ def _raw_bytes(flavor: Flavor) -> st.SearchStrategy[bytes]:
 @cache
 def parts(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Part]:
     """Parts of all four kinds, with optional filename, media type and metadata."""
-    file_extras = {"filename": optional(nonempty), "media_type": optional(media_types)}
+    file_extras = {"filename": nonempty, "media_type": media_types}
     plain_extras = {} if flavor.v03 else file_extras
     data = structs() if flavor.v03 else json_values(3).filter(lambda v: v is not None)
 
@@ -157,12 +181,14 @@ def parts(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Part]:
             content, optional={"metadata": structs(min_size=1), **extras}
         ).map(t.Part.model_validate)
 
-    return st.one_of(
+    kinds = [
         kind({"text": texts}, plain_extras),
-        kind({"raw": _raw_bytes(flavor)}, file_extras),
         kind({"url": urls}, file_extras),
         kind({"data": data}, plain_extras),
-    )
+    ]
+    if flavor.raw:
+        kinds.append(kind({"raw": _raw_bytes(flavor)}, file_extras))
+    return st.one_of(kinds)
 
 
 def _part_lists(flavor: Flavor) -> st.SearchStrategy[list[t.Part]]:
@@ -177,14 +203,14 @@ states = st.sampled_from([s for s in t.TaskState if s is not t.TaskState.UNSPECI
 def messages(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Message]:
     return _model(
         t.Message,
-        message_id=ids,
-        context_id=optional(ids),
-        task_id=optional(ids),
+        message_id=ids(flavor),
+        context_id=optional(ids(flavor)),
+        task_id=optional(ids(flavor)),
         role=roles,
         parts=_part_lists(flavor),
         metadata=metadata,
         extensions=small_str_lists,
-        reference_task_ids=st.lists(ids, max_size=2),
+        reference_task_ids=st.just([]) if flavor.rest else st.lists(ids(flavor), max_size=2),
     )
 
 
@@ -202,7 +228,7 @@ def task_statuses(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.TaskStatus]:
 def artifacts(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Artifact]:
     return _model(
         t.Artifact,
-        artifact_id=ids,
+        artifact_id=ids(flavor),
         name=optional(nonempty),
         description=optional(nonempty),
         parts=_part_lists(flavor),
@@ -212,15 +238,15 @@ def artifacts(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Artifact]:
 
 
 def _context_ids(flavor: Flavor) -> st.SearchStrategy[str]:
-    # 0.3 requires contextId on tasks and events; 1.0 defaults it to "".
-    return ids if flavor.v03 else st.one_of(st.just(""), ids)
+    # 0.3 JSON-RPC requires contextId on tasks and events; 1.0 defaults it to "".
+    return ids(flavor) if flavor.v03 else st.one_of(st.just(""), ids(flavor))
 
 
 @cache
 def tasks(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Task]:
     return _model(
         t.Task,
-        id=ids,
+        id=ids(flavor),
         context_id=_context_ids(flavor),
         status=task_statuses(flavor),
         artifacts=st.lists(artifacts(flavor), max_size=2),
@@ -233,7 +259,7 @@ def tasks(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.Task]:
 def status_events(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.TaskStatusUpdateEvent]:
     return _model(
         t.TaskStatusUpdateEvent,
-        task_id=ids,
+        task_id=ids(flavor),
         context_id=_context_ids(flavor),
         status=task_statuses(flavor),
         metadata=metadata,
@@ -244,7 +270,7 @@ def status_events(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.TaskStatusUpd
 def artifact_events(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.TaskArtifactUpdateEvent]:
     return _model(
         t.TaskArtifactUpdateEvent,
-        task_id=ids,
+        task_id=ids(flavor),
         context_id=_context_ids(flavor),
         artifact=artifacts(flavor),
         append=st.booleans(),
@@ -266,14 +292,17 @@ def events(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.StreamEvent]:
 
 @cache
 def push_configs(
-    flavor: Flavor = DEFAULT, with_task_id: bool | None = None
+    flavor: Flavor = DEFAULT, with_task_id: bool | None = None, with_id: bool = False
 ) -> st.SearchStrategy[t.TaskPushNotificationConfig]:
-    """Push configs; ``with_task_id`` forces the task id set (True) or unset (False)."""
-    task_id = {None: optional(ids), True: ids, False: st.none()}[with_task_id]
+    """Push configs; ``with_task_id`` forces the task id set (True) or unset (False).
+
+    ``with_id``: the config id is set, as in every config a server returns.
+    """
+    task_id = {None: optional(ids(flavor)), True: ids(flavor), False: st.none()}[with_task_id]
     return _model(
         t.TaskPushNotificationConfig,
-        tenant=st.none() if flavor.v03 else optional(nonempty),
-        id=optional(ids),
+        tenant=_tenant(flavor),
+        id=ids(flavor) if with_id else optional(ids(flavor)),
         task_id=task_id,
         url=urls,
         token=optional(nonempty),
@@ -293,7 +322,11 @@ scopes = st.dictionaries(nonempty, texts, max_size=3)
 security_requirements = st.lists(
     _model(
         t.SecurityRequirement,
-        schemes=st.dictionaries(nonempty, _model(t.StringList, values=small_str_lists), max_size=2),
+        schemes=st.dictionaries(
+            nonempty,
+            st.lists(nonempty, max_size=3).map(lambda v: t.StringList.model_validate({"list": v})),
+            max_size=2,
+        ),
     ),
     max_size=2,
 )
@@ -374,9 +407,14 @@ def interfaces(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.AgentInterface]:
         t.AgentInterface,
         url=urls,
         protocol_binding=bindings,
-        tenant=st.none() if flavor.v03 else optional(nonempty),
-        protocol_version=st.sampled_from(["1.0", "0.3"]) if flavor.v03 else nonempty,
+        tenant=_tenant(flavor),
+        protocol_version=st.just("0.3") if flavor.v03 else st.sampled_from(["1.0", "0.3", "1.1"]),
     )
+
+
+def _flags(flavor: Flavor) -> st.SearchStrategy[bool | None]:
+    # A 0.3 proto capability is a plain bool: false and unset are the same there.
+    return optional(st.just(True)) if flavor.rest else optional(st.booleans())
 
 
 @cache
@@ -391,14 +429,14 @@ def agent_cards(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.AgentCard]:
     )
     capabilities = _model(
         t.AgentCapabilities,
-        streaming=optional(st.booleans()),
-        push_notifications=optional(st.booleans()),
+        streaming=_flags(flavor),
+        push_notifications=_flags(flavor),
         extensions=st.lists(extension, max_size=2),
-        extended_agent_card=optional(st.booleans()),
+        extended_agent_card=_flags(flavor),
     )
     skill = _model(
         t.AgentSkill,
-        id=ids,
+        id=ids(flavor),
         name=nonempty,
         description=nonempty,
         tags=small_str_lists,
@@ -417,7 +455,12 @@ def agent_cards(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.AgentCard]:
         t.AgentCard,
         name=nonempty,
         description=nonempty,
-        supported_interfaces=st.lists(interfaces(flavor), min_size=1, max_size=3),
+        supported_interfaces=st.lists(
+            interfaces(flavor),
+            min_size=1,
+            max_size=3,
+            unique_by=lambda i: (i.url, i.protocol_binding),
+        ),
         provider=optional(_model(t.AgentProvider, url=urls, organization=nonempty)),
         version=nonempty,
         documentation_url=optional(urls),
@@ -434,7 +477,11 @@ def agent_cards(flavor: Flavor = DEFAULT) -> st.SearchStrategy[t.AgentCard]:
 
 # requests and results ------------------------------------------------------
 
-history_lengths = optional(st.integers(0, INT32_MAX))
+
+def _history_lengths(flavor: Flavor) -> st.SearchStrategy[int | None]:
+    # 0.3 has no agreed meaning for historyLength 0: 0.3 ProtoJSON reads it as unset, and
+    # the SDK's 0.3 layer as "unlimited" on JSON-RPC too (see the report on V03JsonRpcCodec).
+    return optional(st.integers(1 if flavor.v03 else 0, INT32_MAX))
 
 
 def _tenant(flavor: Flavor) -> st.SearchStrategy[str | None]:
@@ -445,12 +492,13 @@ def _tenant(flavor: Flavor) -> st.SearchStrategy[str | None]:
 def requests(op: Operation, flavor: Flavor = DEFAULT) -> st.SearchStrategy[Any]:
     """A valid internal request model for ``op``."""
     tenant = _tenant(flavor)
+    ident = ids(flavor)
     if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
         configuration = _model(
             t.SendMessageConfiguration,
             accepted_output_modes=modes,
             task_push_notification_config=optional(push_configs(flavor, with_task_id=False)),
-            history_length=history_lengths,
+            history_length=_history_lengths(flavor),
             return_immediately=st.booleans(),
         )
         return _model(
@@ -461,36 +509,48 @@ def requests(op: Operation, flavor: Flavor = DEFAULT) -> st.SearchStrategy[Any]:
             metadata=metadata,
         )
     if op is Operation.GET_TASK:
-        return _model(t.GetTaskRequest, tenant=tenant, id=ids, history_length=history_lengths)
+        return _model(
+            t.GetTaskRequest, tenant=tenant, id=ident, history_length=_history_lengths(flavor)
+        )
     if op is Operation.LIST_TASKS:
         return _model(
             t.ListTasksRequest,
             tenant=tenant,
-            context_id=optional(ids),
+            context_id=optional(ident),
             status=optional(states),
             page_size=optional(st.integers(1, 100)),
             page_token=optional(nonempty),
-            history_length=history_lengths,
+            history_length=_history_lengths(flavor),
             status_timestamp_after=optional(timestamps),
             include_artifacts=optional(st.booleans()),
         )
     if op is Operation.CANCEL_TASK:
-        return _model(t.CancelTaskRequest, tenant=tenant, id=ids, metadata=metadata)
+        return _model(
+            t.CancelTaskRequest,
+            tenant=tenant,
+            id=ident,
+            metadata=st.none() if flavor.rest else metadata,
+        )
     if op is Operation.SUBSCRIBE_TO_TASK:
-        return _model(t.SubscribeToTaskRequest, tenant=tenant, id=ids)
+        return _model(t.SubscribeToTaskRequest, tenant=tenant, id=ident)
     if op is Operation.CREATE_PUSH_CONFIG:
         return push_configs(flavor, with_task_id=True)
     if op is Operation.GET_PUSH_CONFIG:
-        return _model(t.GetTaskPushNotificationConfigRequest, tenant=tenant, task_id=ids, id=ids)
+        return _model(
+            t.GetTaskPushNotificationConfigRequest, tenant=tenant, task_id=ident, id=ident
+        )
     if op is Operation.DELETE_PUSH_CONFIG:
-        return _model(t.DeleteTaskPushNotificationConfigRequest, tenant=tenant, task_id=ids, id=ids)
+        return _model(
+            t.DeleteTaskPushNotificationConfigRequest, tenant=tenant, task_id=ident, id=ident
+        )
     if op is Operation.LIST_PUSH_CONFIGS:
+        no_paging = flavor.v03 and flavor.jsonrpc
         return _model(
             t.ListTaskPushNotificationConfigsRequest,
             tenant=tenant,
-            task_id=ids,
-            page_size=optional(st.integers(1, INT32_MAX)),
-            page_token=optional(nonempty),
+            task_id=ident,
+            page_size=st.none() if no_paging else optional(st.integers(1, INT32_MAX)),
+            page_token=st.none() if no_paging else optional(nonempty),
         )
     if op is Operation.GET_EXTENDED_CARD:
         return _model(t.GetExtendedAgentCardRequest, tenant=tenant)
@@ -515,12 +575,13 @@ def results(op: Operation, flavor: Flavor = DEFAULT) -> st.SearchStrategy[Any]:
             total_size=st.integers(0, INT32_MAX),
         )
     if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
-        return push_configs(flavor, with_task_id=True)
+        return push_configs(flavor, with_task_id=True, with_id=True)
     if op is Operation.LIST_PUSH_CONFIGS:
+        no_paging = flavor.v03 and flavor.jsonrpc
         return _model(
             t.ListTaskPushNotificationConfigsResponse,
-            configs=st.lists(push_configs(flavor, with_task_id=True), max_size=3),
-            next_page_token=st.one_of(st.just(""), nonempty),
+            configs=st.lists(push_configs(flavor, with_task_id=True, with_id=True), max_size=3),
+            next_page_token=st.just("") if no_paging else st.one_of(st.just(""), nonempty),
         )
     if op is Operation.DELETE_PUSH_CONFIG:
         return st.none()

@@ -73,6 +73,10 @@ def ours() -> Iterator[str]:
     )
     with process:
         yield process.start()
+        # Tasks still running (the interrupted client's) are canceled: a clean stop.
+        assert process.stop(signal.SIGINT) == 0
+        assert process.output().endswith("Stopped.\n")
+        assert "Traceback" not in process.errors()
 
 
 @pytest.fixture(scope="module")

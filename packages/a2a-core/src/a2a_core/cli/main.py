@@ -91,7 +91,11 @@ def _run(args: argparse.Namespace) -> int:
         _error(str(exc))
         return ExitCode.USAGE
     except Exception as exc:
-        return _failure(exc)
+        code = _failure(exc)
+        if code == ExitCode.CONNECTION and session.task_id and getattr(args, "url", None):
+            url, task = shlex.quote(args.url), shlex.quote(session.task_id)
+            print(f"Follow the task again with: a2a subscribe {url} {task}", file=sys.stderr)
+        return code
 
 
 def _failure(exc: Exception) -> int:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import logging
 import signal
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
@@ -289,6 +291,7 @@ async def run(args: argparse.Namespace) -> int:
         stop = _StopSignal()
         stack.callback(stop.uninstall)
         stop.install()
+        stack.enter_context(_quiet_cancellations(stop))
         if gateway:
             resolved, _ = await _resolve_remote(args, stack)
         else:
@@ -334,7 +337,7 @@ async def run(args: argparse.Namespace) -> int:
             console.line(console.dim(f"Listening on {args.host}:{port}"))
         console.line("Press Ctrl-C to stop.")
         await stop.wait()
-        console.line("Stopping…" if console.unicode else "Stopping...")
+        console.line(f"Stopping{'…' if console.unicode else '...'} (Ctrl-C again: at once)")
     console.line("Stopped.")
     return ExitCode.OK
 
@@ -367,8 +370,35 @@ class _StopSignal:
             self.server.server.force_exit = True
         self._event.set()
 
+    @property
+    def requested(self) -> bool:
+        return self._event.is_set()
+
     async def wait(self) -> None:
         await self._event.wait()
+
+
+class _DropCancellations(logging.Filter):
+    def __init__(self, stop: _StopSignal) -> None:
+        super().__init__()
+        self.stop = stop
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (self.stop.requested and isinstance(error, asyncio.CancelledError))
+
+
+@contextlib.contextmanager
+def _quiet_cancellations(stop: _StopSignal) -> Generator[None]:
+    """Once stopping, uvicorn cancels the streams still open after the graceful timeout and
+    logs each as an application error with a traceback: expected then, so not shown."""
+    log = logging.getLogger("uvicorn.error")
+    quiet = _DropCancellations(stop)
+    log.addFilter(quiet)
+    try:
+        yield
+    finally:
+        log.removeFilter(quiet)
 
 
 def _kind(resolved: ResolvedAgent) -> str:

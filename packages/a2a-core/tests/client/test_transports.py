@@ -550,3 +550,28 @@ async def test_iter_tasks_follows_pages_and_detects_loops(rec: tuple[Recorder, s
         with pytest.raises(InvalidAgentResponseError, match="page token"):
             async for _ in client.iter_tasks():
                 pass
+
+
+async def test_a_compressed_answer_is_bounded_after_inflating() -> None:
+    """A small gzip body that inflates to megabytes (a zip bomb) is cut at the limit."""
+    import gzip
+
+    from a2a_core.wire import DecodeLimits
+
+    padding = " " * (4 * 1024 * 1024)
+    inflated = b'{"jsonrpc": "2.0", "id": 1, "result": ' + dumps(TASK) + padding.encode() + b"}"
+    bomb = gzip.compress(inflated)
+    assert len(bomb) < 64 * 1024
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await read_body(receive)
+        await respond(send, 200, bomb, headers=[(b"content-encoding", b"gzip")])
+
+    with running(app) as url:
+        limits = DecodeLimits(max_bytes=1024 * 1024)
+        async with A2AClient.for_endpoint(url, response_limits=limits, timeout=5) as client:
+            with pytest.raises(InvalidAgentResponseError, match="limit"):
+                await client.get_task("t1")
+        # Within the limit, the same compressed answer is read and validated.
+        async with A2AClient.for_endpoint(url, timeout=5) as client:
+            assert (await client.get_task("t1")).id == "t1"

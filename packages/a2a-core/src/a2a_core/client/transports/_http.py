@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,7 +64,12 @@ def timeout_for(settings: HttpSettings, options: CallOptions | None, stream: boo
     seconds = options.timeout if options is not None and options.timeout is not None else None
     if seconds is None:
         seconds = settings.stream_timeout if stream else settings.timeout
-    return httpx.Timeout(seconds, connect=min(settings.connect_timeout, seconds or 1e9))
+    return _timeout(seconds, settings.connect_timeout)
+
+
+@functools.lru_cache(maxsize=64)
+def _timeout(seconds: float | None, connect: float) -> httpx.Timeout:
+    return httpx.Timeout(seconds, connect=min(connect, seconds) if seconds is not None else connect)
 
 
 async def send(http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
@@ -80,22 +86,20 @@ async def send(http: httpx.AsyncClient, request: httpx.Request) -> httpx.Respons
 
 async def read_bounded(response: httpx.Response, limit: int) -> bytes:
     """The whole body, refusing more than ``limit`` bytes (stops reading early)."""
-    declared = response.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    declared = response.headers.get("content-length", "")
+    size = int(declared) if declared.isdigit() else None
+    if size is not None and size > limit:
         await response.aclose()
         raise InvalidAgentResponseError(
-            f"The agent's response of {declared} bytes exceeds the limit of {limit} bytes"
+            f"The agent's response of {size} bytes exceeds the limit of {limit} bytes"
         )
-    chunks: list[bytes] = []
-    size = 0
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
     try:
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > limit:
-                raise InvalidAgentResponseError(
-                    f"The agent's response exceeds the limit of {limit} bytes"
-                )
-            chunks.append(chunk)
+        if size is not None and encoding == "identity":
+            # Uncompressed, the HTTP layer stops at the declared length, so one read is
+            # bounded. A compressed body may inflate far beyond it: counted below instead.
+            return await response.aread()
+        return await _read_counted(response, limit)
     except httpx.TimeoutException as exc:
         raise A2ATimeoutError("The agent did not finish its answer in time") from exc
     except httpx.HTTPError as exc:
@@ -104,6 +108,18 @@ async def read_bounded(response: httpx.Response, limit: int) -> bytes:
         ) from exc
     finally:
         await response.aclose()
+
+
+async def _read_counted(response: httpx.Response, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise InvalidAgentResponseError(
+                f"The agent's response exceeds the limit of {limit} bytes"
+            )
+        chunks.append(chunk)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 

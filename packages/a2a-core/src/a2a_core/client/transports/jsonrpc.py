@@ -13,11 +13,12 @@ from collections.abc import AsyncIterator
 from typing import Any, cast
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError, create_model
 
 from ...errors import InvalidAgentResponseError, UnsupportedOperationError
+from ...types import SendMessageResponse
 from ...wire._json import dumps
-from ...wire.codec import Codec
+from ...wire.codec import RESULT_TYPES, Codec
 from ...wire.operations import Operation
 from ...wire.v03 import V03JsonRpcCodec
 from ...wire.v10 import V10Codec
@@ -87,7 +88,8 @@ class JsonRpcTransport:
         self, op: Operation, request: BaseModel, options: CallOptions | None, stream: bool
     ) -> tuple[int, httpx.Request]:
         method = self._method(op)
-        params = self._codec.encode_request(op, request)
+        # 1.0 params are the request model itself, serialized once with the envelope.
+        params = request if self.version == "1.0" else self._codec.encode_request(op, request)
         request_id = next(self._ids)
         envelope: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
@@ -111,8 +113,33 @@ class JsonRpcTransport:
         body = await read_bounded(response, self._limits.max_bytes)
         if not 200 <= response.status_code < 300:
             raise self._http_error(response.status_code, body)
+        if self.version == "1.0":
+            fast = self._fast_result(op, body, request_id)
+            if fast is not _MISSING:
+                return fast
         result = self._unwrap(parse_json(body, self._limits), request_id)
         return self._codec.decode_result(op, result)
+
+    def _fast_result(self, op: Operation, body: bytes, request_id: int) -> Any:
+        """The common case in one pass: a well-formed 1.0 success validated from the bytes.
+
+        Anything else (an error, a bad envelope, a deep document, a result of the
+        wrong shape) goes the general way, which says precisely what is wrong.
+        """
+        envelope = _envelope_model(op)
+        if envelope is None or body.count(b"{") + body.count(b"[") > self._limits.max_depth:
+            return _MISSING
+        try:
+            parsed = envelope.model_validate_json(body)
+        except ValidationError:
+            return _MISSING
+        values = cast(Any, parsed)
+        if values.jsonrpc != "2.0" or values.error is not None:
+            return _MISSING
+        if not _same_id(values.id, request_id):
+            return _MISSING
+        result = values.result
+        return result.result if isinstance(result, SendMessageResponse) else result
 
     async def open_stream(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
@@ -178,7 +205,26 @@ class JsonRpcTransport:
             await self._http.aclose()
 
 
-_MISSING = object()
+_MISSING: Any = object()
+_ENVELOPES: dict[Operation, type[BaseModel] | None] = {}
+
+
+def _envelope_model(op: Operation) -> type[BaseModel] | None:
+    """A JSON-RPC response model whose ``result`` is the operation's 1.0 result type."""
+    if op in _ENVELOPES:
+        return _ENVELOPES[op]
+    model: type[BaseModel] | None = None
+    if not op.streaming and op is not Operation.DELETE_PUSH_CONFIG:
+        result_type: Any = SendMessageResponse if op is Operation.SEND_MESSAGE else RESULT_TYPES[op]
+        model = create_model(
+            f"JsonRpc{op.value}Response",
+            jsonrpc=(str, ...),
+            id=(Any, None),
+            result=(result_type, ...),
+            error=(Any, None),
+        )
+    _ENVELOPES[op] = model
+    return model
 
 
 def _same_id(answered: Any, request_id: int) -> bool:

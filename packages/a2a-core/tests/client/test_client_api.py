@@ -274,3 +274,25 @@ async def test_extended_card_over_http(version: str, binding: str) -> None:
             with pytest.raises(AuthenticationRequiredError):
                 await anonymous.get_extended_card()
     await service.aclose()
+
+
+async def test_in_process_call_can_be_cancelled_in_flight() -> None:
+    """Cancelling the caller stops its wait; the task itself goes on (as over HTTP)."""
+    import asyncio
+
+    from servers import scripted_service
+
+    service: Any = scripted_service()
+    async with A2AClient.in_process(service) as c:
+        assert c.can_cancel_in_flight
+        assert c.concurrent_calls
+        waiting = asyncio.get_running_loop().create_task(c.send("slow"))
+        await asyncio.sleep(0.05)
+        assert not waiting.done()
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        page = await c.list_tasks()
+        assert [t.status.state for t in page.tasks] == [TaskState.WORKING]
+        await c.cancel(page.tasks[0])
+    await service.aclose()

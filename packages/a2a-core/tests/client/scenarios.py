@@ -77,7 +77,7 @@ async def get_task(client: A2AClient) -> None:
 
 async def list_tasks(client: A2AClient) -> None:
     context_id = new_id()
-    ids = {(await client.send(f"hello {i}", context_id=context_id)).task_id for i in range(3)}
+    ids = {(await client.send(f"hello {i}", context_id=context_id)).task_id or "" for i in range(3)}
     page = await client.list_tasks(context_id=context_id)
     assert {t.id for t in page.tasks} == ids
     assert page.next_page_token == ""

@@ -537,7 +537,7 @@ async def test_iter_tasks_follows_pages_and_detects_loops(rec: tuple[Recorder, s
     recorder, url = rec
     pages = {None: ("p2", ["a", "b"]), "p2": ("p3", ["c"]), "p3": ("", ["d"])}
 
-    def handler(seen: Seen) -> Reply:
+    def handler(seen: Seen) -> Reply | list[bytes] | None:
         token, ids = pages[seen.body["params"].get("pageToken")]
         tasks = [{**TASK, "id": i} for i in ids]
         page = {"tasks": tasks, "nextPageToken": token, "pageSize": len(ids), "totalSize": 4}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -460,6 +461,35 @@ def test_bad_targets_exit_2(capsys: pytest.CaptureFixture[str], target: str, mes
     assert err.startswith("a2a: error: ")
     assert message in err
     assert len(err.splitlines()) == 1
+
+
+def test_serve_configuration_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    target = f"{AGENTS_FILE}:ScriptedAgent"
+    code, _, err = cli(capsys, "serve", target, "--port", "0", "--store", "nosuch://x")
+    assert code == 2
+    assert "No task store for nosuch:// URLs" in err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        code, _, err = cli(capsys, "serve", target, "--port", port)
+    assert code == 2
+    assert err.startswith(f"a2a: error: cannot listen on 127.0.0.1:{port}: ")
+    code, _, err = cli(capsys, "serve", target, "--versions", "2.0")
+    assert code == 2
+    assert "unsupported A2A version '2.0'" in err
+
+
+def test_serve_gateway_to_nowhere_exits_4(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "serve", f"http://127.0.0.1:{free_port()}", "--port", "0")
+    assert (code, out) == (4, "")
+    assert err.startswith("a2a: error: cannot reach the agent: ")
+
+
+def test_timeout_exits_4(capsys: pytest.CaptureFixture[str], ours: str) -> None:
+    code, out, err = cli(capsys, "send", ours, "slow", "--timeout", "0.5")
+    assert (code, out) == (4, "")
+    assert "in time" in err
 
 
 def test_help_teaches_with_examples(capsys: pytest.CaptureFixture[str]) -> None:

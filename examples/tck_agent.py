@@ -9,7 +9,9 @@ so that the kit can continue, list and cancel them.
 
 Options: ``--default-mode echo`` answers unknown messages with an echo instead,
 ``--http-status-mapping 1.0.0`` uses the HTTP error statuses the kit snapshot
-expects, ``--streaming-timeout`` must match the kit's TCK_STREAMING_TIMEOUT.
+expects, ``--streaming-timeout`` must match the kit's TCK_STREAMING_TIMEOUT, and
+``--versions 1.0`` serves a pure 1.0 card (the 1.0 kit's schema refuses the
+0.3 fields of the default hybrid card).
 """
 
 from __future__ import annotations
@@ -19,10 +21,14 @@ import asyncio
 
 from a2a_core import AgentCardBuilder, Part
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+from a2a_core.server.serve import interfaces_for, public_base_url, serve
 
 
 class TckAgent(AgentExecutor):
     """Maps the kit's message-id prefixes to task behaviours."""
+
+    # Unknown messages leave the task WORKING ("fire and forget"), as the kit expects.
+    leaves_task_open = True
 
     def __init__(self, streaming_timeout: float = 2.0, default_mode: str = "working") -> None:
         self.streaming_timeout = streaming_timeout
@@ -97,34 +103,48 @@ class TckAgent(AgentExecutor):
         await updater.complete("resubscribe task done")
 
 
-def build_card(push: bool) -> AgentCardBuilder:
-    """The card: interfaces are filled in by ``serve`` from the host and port."""
+def build_card(push: bool, base_url: str, versions: list[str]) -> AgentCardBuilder:
+    """The card, advertising JSON-RPC and HTTP+JSON at ``base_url`` in ``versions``."""
     builder = (
-        AgentCardBuilder("TCK agent", description="Conformance-kit agent for a2a_core", version="1.0.0")
+        AgentCardBuilder(
+            "TCK agent", description="Conformance-kit agent for a2a_core", version="1.0.0"
+        )
         .provider("a2a-adapters", "https://example.com")
         .skill("tck", "TCK behaviours", "Behaviours selected by message id prefix", tags=["tck"])
         .streaming()
     )
+    for interface in interfaces_for(base_url):
+        if interface.protocol_version in versions:
+            builder.interface(
+                interface.url,
+                binding=interface.protocol_binding,
+                version=interface.protocol_version,
+            )
     if push:
         builder.push_notifications()
     return builder
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9999)
     parser.add_argument("--default-mode", choices=["working", "echo"], default="working")
     parser.add_argument("--streaming-timeout", type=float, default=2.0)
     parser.add_argument("--http-status-mapping", choices=["1.0.1", "1.0.0"], default="1.0.0")
     parser.add_argument("--no-push", action="store_true", help="do not offer push notifications")
+    parser.add_argument(
+        "--versions",
+        default="1.0,0.3",
+        help="protocol versions the card advertises (the 1.0 kit wants a pure 1.0 card: 1.0)",
+    )
     args = parser.parse_args()
 
-    from a2a_core.server.serve import serve
-
+    base_url = public_base_url(args.host, args.port)
+    versions = [v.strip() for v in args.versions.split(",") if v.strip()]
     serve(
         TckAgent(args.streaming_timeout, args.default_mode),
-        card=build_card(push=not args.no_push),
+        card=build_card(not args.no_push, base_url, versions),
         host=args.host,
         port=args.port,
         push=not args.no_push,

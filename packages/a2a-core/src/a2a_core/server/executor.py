@@ -18,7 +18,7 @@ import inspect
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar, cast
 
 from ..types import Artifact, Message, Part, SendMessageConfiguration, Task
 from .cancellation import CancellationToken
@@ -93,6 +93,14 @@ class RequestContext:
 
 class AgentExecutor(ABC):
     """Base class for agents. Implement ``execute``; override ``cancel`` to clean up."""
+
+    leaves_task_open: ClassVar[bool] = False
+    """When True, a task still submitted or working after ``execute`` returns stays so.
+
+    By default returning means the work is done and the server completes the task,
+    so no task is left working forever. Agents that finish work out of band (the
+    "fire and forget" pattern; later messages continue the task) set this.
+    """
 
     @abstractmethod
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:

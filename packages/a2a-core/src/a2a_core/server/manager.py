@@ -298,7 +298,7 @@ class TaskRun:
             await self.server_status(TaskState.FAILED, text)
         else:
             # Returning means the work is done: never leave a task working forever.
-            if not self.state.is_interrupted:
+            if not self.state.is_interrupted and not executor.leaves_task_open:
                 done = TaskState.CANCELED if self.token.cancelled else TaskState.COMPLETED
                 await self.server_status(done)
         finally:

@@ -184,7 +184,8 @@ class A2AService:
             raise UnsupportedOperationError("Streaming is not supported by this agent")
         run = await self._begin(request, call, allow_reply=True, persist_now=False)
         # The run is scheduled but cannot have emitted yet: subscribing now misses nothing.
-        return self._run_stream(run, self.manager.subscribe(run.task_id))
+        subscription = self.manager.subscribe(run.task_id)
+        return _Stream(self._run_stream(run, subscription), subscription)
 
     async def _begin(
         self,
@@ -321,11 +322,12 @@ class A2AService:
             raise UnsupportedOperationError(
                 f"Task {request.id} is {current.status.state.value}; there is nothing to follow"
             )
-        if run is None:
-            # No agent is working on it: nothing will happen until the client acts.
-            return _single(snapshot(current))
+        # Running, or idle but open (paused for input, or left working): follow it
+        # until it is final or pauses again; a later message may continue it (the
+        # 1.0 kit's STREAM-SUB-002). Subscribe and snapshot with no await between.
         subscription = self.manager.subscribe(request.id)
-        return self._follow(snapshot(run.task), subscription)
+        first = snapshot(run.task if run is not None else current)
+        return _Stream(self._follow(first, subscription), subscription)
 
     async def _follow(self, first: Task, subscription: Subscription) -> AsyncIterator[StreamEvent]:
         try:
@@ -388,10 +390,8 @@ class A2AService:
     ) -> None:
         push = self._require_push()
         await self._require_task(request.task_id, call)
-        if not await push.delete_config(request.task_id, request.id):
-            raise TaskNotFoundError(
-                f"Push notification config {request.id} of task {request.task_id} not found"
-            )
+        # Idempotent: deleting a config that is already gone succeeds (PUSH-DEL-002).
+        await push.delete_config(request.task_id, request.id)
 
     # -- cards ------------------------------------------------------------------------
     async def get_extended_card(
@@ -421,6 +421,31 @@ def _settles(event: StreamEvent) -> bool:
         state = event.status.state
         return state.is_terminal or state.is_interrupted
     return isinstance(event, Message)
+
+
+class _Stream:
+    """An event stream that releases its subscription even if never iterated.
+
+    (``aclose()`` on an async generator that never started skips its ``finally``.)
+    """
+
+    __slots__ = ("_events", "_subscription")
+
+    def __init__(self, events: AsyncIterator[StreamEvent], subscription: Subscription) -> None:
+        self._events = events
+        self._subscription = subscription
+
+    def __aiter__(self) -> _Stream:
+        return self
+
+    async def __anext__(self) -> StreamEvent:
+        return await anext(self._events)
+
+    async def aclose(self) -> None:
+        self._subscription.close()
+        aclose = getattr(self._events, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 async def _single(task: Task) -> AsyncIterator[StreamEvent]:

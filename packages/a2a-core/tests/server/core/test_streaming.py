@@ -163,17 +163,6 @@ async def test_subscribe_to_a_terminal_task_depends_on_the_version(
     assert [_describe(e) for e in events] == ["task:COMPLETED"]
 
 
-async def test_subscribe_to_a_paused_task_sends_it_and_ends(make_service: ServiceFactory) -> None:
-    async def agent(context: RequestContext, updater: TaskUpdater) -> None:
-        await updater.require_input("?")
-
-    service = make_service(agent)
-    task = await service.send_message(send(), CALL)
-    assert isinstance(task, Task)
-    events = [e async for e in await service.subscribe(SubscribeToTaskRequest(id=task.id), CALL)]
-    assert [_describe(e) for e in events] == ["task:INPUT_REQUIRED"]
-
-
 async def test_subscribe_is_owner_scoped(make_service: ServiceFactory) -> None:
     gate = asyncio.Event()
 

@@ -10,7 +10,7 @@ import io
 import pytest
 from a2a_core.cli.common import UsageError, exit_code_for, parse_header
 from a2a_core.cli.render import Console, Renderer, safe_text, state_label
-from a2a_core.cli.serve import parse_skill, parse_versions
+from a2a_core.cli.serve import _redacted, parse_skill, parse_versions  # pyright: ignore[reportPrivateUsage]
 from a2a_core.cli.tasks import parse_state
 from a2a_core.types import (
     Artifact,
@@ -201,3 +201,8 @@ def test_option_parsers() -> None:
     assert parse_state("TASK_STATE_WORKING") is TaskState.WORKING
     with pytest.raises(argparse.ArgumentTypeError):
         parse_state("done")
+
+
+def test_store_urls_are_shown_without_passwords() -> None:
+    assert _redacted("redis://bob:pw@cache:6379/0") == "redis://bob:***@cache:6379/0"
+    assert _redacted("sqlite:///tasks.db") == "sqlite:///tasks.db"

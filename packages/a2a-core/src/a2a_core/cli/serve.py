@@ -19,6 +19,7 @@ import socket
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from .common import ExitCode, UsageError, check_url, parse_header
 from .target import is_url, load_target
@@ -327,7 +328,8 @@ async def run(args: argparse.Namespace) -> int:
         what = f"a gateway to {args.target}" if gateway else _kind(resolved)
         console.line(f'Serving "{name}" ({what}) at {server.url}')
         console.line(f"Agent card: {server.url}/.well-known/agent-card.json")
-        details = [f"A2A {', '.join(versions)}", "JSON-RPC and HTTP+JSON", f"store {args.store}"]
+        store = _redacted(args.store)
+        details = [f"A2A {', '.join(versions)}", "JSON-RPC and HTTP+JSON", f"store {store}"]
         if args.push:
             details.append("push notifications on")
         if options.get("bearer_tokens"):
@@ -407,6 +409,20 @@ def _kind(resolved: ResolvedAgent) -> str:
         return f"{resolved.adapter} adapter"
     kinds = {"FunctionExecutor": "async function", "GeneratorExecutor": "async generator"}
     return kinds.get(type(resolved.executor).__name__, "AgentExecutor")
+
+
+def _redacted(url: str) -> str:
+    """A store URL fit for the terminal: without its password."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+        return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+    except ValueError:
+        return "(a store URL that does not parse)"
 
 
 def _first_line(exc: BaseException) -> str:

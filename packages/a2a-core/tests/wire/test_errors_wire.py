@@ -107,14 +107,10 @@ def test_v10_details_are_valid_google_rpc_any(error: e.A2AError) -> None:
     assert info.domain == "a2a-protocol.org"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: an A2AError with a custom code is sent with reason INTERNAL, so the 1.0 "
-    "decoder picks InternalError by reason and the code -32042 becomes -32603",
-)
 def test_custom_code_survives_jsonrpc_v10() -> None:
-    error = e.A2AError("custom", code=-32042)
-    assert decode_jsonrpc_error(_wire(encode_jsonrpc_error_v10(error))).code == -32042
+    """An error outside the known set keeps its code (its ErrorInfo reason says INTERNAL)."""
+    error = e.A2AError("custom", code=-32042, data={"a": 1})
+    _same(decode_jsonrpc_error(_wire(encode_jsonrpc_error_v10(error))), error)
 
 
 # 0.3 JSON-RPC ----------------------------------------------------------------------
@@ -209,9 +205,26 @@ def test_rest_v03_roundtrip(error: e.A2AError) -> None:
             e.TaskNotFoundError,
             {"a": "1"},
         ),
-        (
+        (  # the code is authoritative: a reason of another code does not change the class
             {
                 "code": -32603,
+                "message": "m",
+                "data": [{"@type": ERROR_INFO_TYPE, "reason": "TASK_NOT_FOUND"}],
+            },
+            e.InternalError,
+            None,
+        ),
+        (  # a reason refines its own code
+            {
+                "code": -32600,
+                "message": "m",
+                "data": [{"@type": ERROR_INFO_TYPE, "reason": "PAYLOAD_TOO_LARGE"}],
+            },
+            e.PayloadTooLargeError,
+            None,
+        ),
+        (  # a reason alone (no usable code) still identifies the error
+            {
                 "message": "m",
                 "data": [{"@type": ERROR_INFO_TYPE, "reason": "TASK_NOT_FOUND"}],
             },

@@ -93,14 +93,18 @@ def test_non_finite_literals_are_parse_errors(data: bytes) -> None:
         loads(data)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: an overflowing number literal (1e400) parses to inf, which dumps writes as "
-    "Infinity / null; loads should refuse it like NaN",
+@pytest.mark.parametrize(
+    "data", [b'{"x": 1e400}', b"[-1E+999]", b'{"a": [{"b": 12.5e308}]}', b"1e309"]
 )
-def test_overflowing_number_is_refused() -> None:
+def test_overflowing_number_is_refused(data: bytes) -> None:
+    """A literal that overflows a double would become inf, which JSON cannot carry back."""
     with pytest.raises(JSONParseError):
-        loads(b'{"x": 1e400}')
+        loads(data)
+
+
+@pytest.mark.parametrize("data", [b"1e308", b"[1e-400]", b'{"x": 1.5e100}', b'"1e400"'])
+def test_large_but_finite_numbers_pass(data: bytes) -> None:
+    assert loads(data) == json.loads(data)
 
 
 @pytest.mark.parametrize(
@@ -188,14 +192,14 @@ def test_depth_of_mixed_containers() -> None:
         loads(data, DecodeLimits(max_depth=5))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: past the JSON parser's own recursion limit (about 200) loads reports a "
-    "parse error (-32700) instead of the nesting InvalidRequestError",
-)
-def test_very_deep_nesting_is_a_nesting_error() -> None:
+@pytest.mark.parametrize("depth", [250, 5000, 100_000])
+def test_very_deep_nesting_is_a_nesting_error(depth: int) -> None:
+    """Past the parser's own recursion limit too, too deep is a nesting error, not bad JSON."""
+    with pytest.raises(InvalidRequestError) as info:
+        loads(_nested(depth))
+    assert type(info.value) is InvalidRequestError
     with pytest.raises(InvalidRequestError):
-        loads(_nested(5000))
+        loads(_nested_objects(depth))
 
 
 def test_very_deep_nesting_is_refused_safely() -> None:

@@ -208,21 +208,11 @@ def test_errors_are_a2a_errors() -> None:
 OVERFLOWING = "0001-01-01T00:00:00+01:00"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="bug: OverflowError from timestamp normalization escapes the codec",
-)
 def test_out_of_range_timestamp_request_is_invalid_params() -> None:
     with pytest.raises(InvalidParamsError):
         CODEC.decode_request(Operation.LIST_TASKS, {"statusTimestampAfter": OVERFLOWING})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="bug: OverflowError from timestamp normalization escapes the codec",
-)
 def test_out_of_range_timestamp_result_is_invalid_agent_response() -> None:
     task = {"id": "t", "status": {"state": 2, "timestamp": OVERFLOWING}}
     with pytest.raises(InvalidAgentResponseError):

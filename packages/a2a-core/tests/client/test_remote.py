@@ -270,3 +270,21 @@ async def test_a_dropped_remote_stream_is_followed_up(subscribe_works: bool) -> 
     if not subscribe_works:
         expected.append(Operation.GET_TASK)
     assert transport.calls == expected
+
+
+async def test_a_remote_that_ends_without_a_task_fails_the_local_one() -> None:
+    class Silent(DroppingTransport):
+        async def open_stream(self, op: Operation, request: Any, options: Any = None) -> Any:
+            self.calls.append(op)
+            return _events()
+
+    transport = Silent(subscribe_works=False)
+    executor = RemoteAgentExecutor(A2AClient(transport, card=scripted_card()))  # type: ignore[arg-type]
+    local = A2AService(executor, scripted_card())
+    try:
+        async with asyncio.timeout(10):
+            reply = await A2AClient.in_process(local).send("hello")
+    finally:
+        await local.aclose()
+    assert reply.state is TaskState.FAILED
+    assert "stopped answering" in reply.text

@@ -321,6 +321,8 @@ class RemoteAgentExecutor(AgentExecutor):
                 await self._catch_up(client, relay)
             else:
                 await self._poll(client, relay, message)
+            if not relay.settled and not updater.state.is_terminal:
+                await updater.fail("The remote agent stopped answering before the task ended")
         except asyncio.CancelledError:
             remote_id = relay.remote_task_id
             if remote_id is not None and not relay.settled and remote_id not in self._cancel_sent:

@@ -13,6 +13,7 @@ synchronously, one event per step.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import weakref
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
@@ -79,11 +80,15 @@ class _LoopThread:
         if self._closed:
             return
         self._closed = True
+        if threading.current_thread() is self.thread:
+            # Collected on its own loop (a finalizer): no waiting on ourselves.
+            self.loop.stop()
+            return
         if self.loop.is_running():
-            asyncio.run_coroutine_threadsafe(_cancel_all(), self.loop).result(timeout=5)
+            with contextlib.suppress(TimeoutError, RuntimeError):
+                asyncio.run_coroutine_threadsafe(_cancel_all(), self.loop).result(timeout=5)
             self.loop.call_soon_threadsafe(self.loop.stop)
-        if threading.current_thread() is not self.thread:
-            self.thread.join(timeout=5)
+        self.thread.join(timeout=5)
 
 
 async def _cancel_all() -> None:

@@ -12,8 +12,11 @@ Task. The difference is the client's overhead per call (target: under
 A reference line times ``json.loads`` of the server's answer in the same
 process: on an idle modern core it takes a few microseconds, so it shows how
 much a busy or throttled machine stretches every figure above it.
+``--no-network`` answers in memory instead (httpx.MockTransport) to isolate
+the client's CPU from socket and server noise.
 
     uv run python benchmarks/client_overhead.py [--calls 4000] [--rounds 8] [--op send|get]
+                                                [--no-network] [--no-pin]
 """
 
 from __future__ import annotations
@@ -125,7 +128,25 @@ def raw_call(http: Any, url: str, i: int, op: str) -> Any:
 RAW_HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0"}
 
 
-async def measure(url: str, calls: int, rounds: int, op: str) -> tuple[list[Timing], list[Timing]]:
+def canned_transport(op: str) -> Any:
+    """An in-memory httpx transport answering like the server (for ``--no-network``)."""
+    import httpx
+
+    result = json.dumps({"task": TASK} if op == "send" else TASK).encode()
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = request.content
+        start = body.find(b'"id":') + 5
+        end = body.find(b",", start)
+        payload = b'{"jsonrpc":"2.0","id":' + body[start:end] + b',"result":' + result + b"}"
+        return httpx.Response(200, content=payload, headers={"content-type": "application/json"})
+
+    return httpx.MockTransport(answer)
+
+
+async def measure(
+    url: str, calls: int, rounds: int, op: str, transport: Any = None
+) -> tuple[list[Timing], list[Timing]]:
     """Per round: ``calls / rounds`` pairs of calls, raw and ours alternating call by call."""
     import httpx
     from a2a_core.client import A2AClient
@@ -134,7 +155,10 @@ async def measure(url: str, calls: int, rounds: int, op: str) -> tuple[list[Timi
     raw: list[Timing] = []
     ours: list[Timing] = []
     per_round = max(1, calls // rounds)
-    async with httpx.AsyncClient() as http, A2AClient.for_endpoint(url) as client:
+    async with (
+        httpx.AsyncClient(transport=transport) as http,
+        A2AClient.for_endpoint(url, http_client=httpx.AsyncClient(transport=transport)) as client,
+    ):
 
         async def ours_call() -> None:
             if op == "send":
@@ -174,8 +198,21 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8, help="rounds (default 8)")
     parser.add_argument("--op", choices=["send", "get"], default="send")
     parser.add_argument("--no-pin", action="store_true", help="do not pin server/client to CPUs")
+    parser.add_argument(
+        "--no-network",
+        action="store_true",
+        help="answer in memory (httpx.MockTransport): client CPU without network or server noise",
+    )
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.no_network:
+        raw, ours = asyncio.run(
+            measure(
+                "http://bench.invalid/", args.calls, args.rounds, args.op, canned_transport(args.op)
+            )
+        )
+        report(args, raw, ours, "in memory (httpx.MockTransport), no network")
+        return
     if args.serve:
         if not args.no_pin:
             pin(0)
@@ -196,8 +233,12 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+    report(args, raw, ours, "loopback, server in its own process")
+
+
+def report(args: Any, raw: list[Timing], ours: list[Timing], where: str) -> None:
     op_name = "SendMessage" if args.op == "send" else "GetTask"
-    print(f"operation          : JSON-RPC 1.0 {op_name}, loopback, server in its own process")
+    print(f"operation          : JSON-RPC 1.0 {op_name}, {where}")
     print(f"calls per client   : {args.calls}, alternating, in {args.rounds} rounds")
     verdict = 0.0
     for index, clock in ((0, "wall"), (1, "cpu ")):

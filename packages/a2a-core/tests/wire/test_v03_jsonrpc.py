@@ -1055,3 +1055,20 @@ def test_errors_use_the_03_form() -> None:
     assert isinstance(decoded, TaskNotFoundError)
     assert decoded == error
     assert isinstance(CODEC.decode_error("junk"), A2AError)
+
+
+def test_part_without_kind_is_invalid_params() -> None:
+    """types.ts requires the discriminator; a part without it is refused, not guessed."""
+    from a2a_core.errors import InvalidParamsError
+    from a2a_core.wire import Operation, V03JsonRpcCodec
+
+    params = {
+        "message": {
+            "kind": "message",
+            "messageId": "m1",
+            "role": "user",
+            "parts": [{"type": "unsupported_type", "text": "no kind"}],
+        }
+    }
+    with pytest.raises(InvalidParamsError):
+        V03JsonRpcCodec().decode_request(Operation.SEND_MESSAGE, params)

@@ -364,14 +364,16 @@ class A2AService:
         push = self._require_push()
         await self._require_task(request.task_id, call)
         config_id = request.id
-        if not config_id:  # 0.3 allowed omitting it: the task's first config
-            configs = await push.list_configs(request.task_id)
-            if configs:
-                return configs[0]
-        else:
+        if config_id:
             found = await push.get_config(request.task_id, config_id)
             if found is not None:
                 return found
+        if not config_id or call.version == "0.3":
+            # 0.3 allowed omitting the id, and 0.3 servers answered a get with the
+            # task's (first) config whatever id was named; 0.3 clients rely on it.
+            configs = await push.list_configs(request.task_id)
+            if configs:
+                return configs[0]
         raise TaskNotFoundError(
             f"Push notification config {config_id or '(any)'} of task {request.task_id} not found"
         )

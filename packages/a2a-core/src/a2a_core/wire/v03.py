@@ -293,8 +293,8 @@ def part_in(value: Any) -> Any:
     if obj is None:
         return value
     kind = obj.get("kind")
-    if kind is None:  # tolerate a missing discriminator: infer it from the content
-        kind = "text" if "text" in obj else "file" if "file" in obj else "data"
+    if kind is None:  # types.ts makes the discriminator required; guessing hides client bugs
+        raise ValueError('a 0.3 part needs its "kind" ("text", "file" or "data")')
     out: dict[str, Any]
     if kind == "text":
         text = obj.get("text")

@@ -378,6 +378,23 @@ async def test_notification_with_bad_envelope_is_answered(client: httpx.AsyncCli
     assert error_of(r)["code"] == -32600
 
 
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"jsonrpc": "2.0", "method": "message/ssend", "params": {}}, -32601),
+        ({"jsonrpc": "2.0", "method": "message/send", "params": {"": "not_a_dict"}}, -32602),
+    ],
+)
+async def test_notification_that_cannot_run_gets_its_error(
+    client: httpx.AsyncClient, body: dict[str, Any], code: int
+) -> None:
+    """Unknown method or invalid params: nothing ran, so the error is answered (id null)."""
+    r = await call(client, body)
+    assert r.status_code == 200
+    assert r.json()["id"] is None
+    assert error_of(r)["code"] == code
+
+
 async def test_streaming_notification_starts_the_work(
     waiting: tuple[A2AService, WaitingAgent], make_client: Any
 ) -> None:

@@ -175,3 +175,24 @@ async def test_a_refused_inline_url_fails_the_send_and_leaves_no_task() -> None:
         assert len(service.store) == 0  # type: ignore[arg-type]
     finally:
         await service.aclose()
+
+
+async def test_v03_get_answers_with_the_tasks_config_whatever_id_is_named() -> None:
+    """0.3 servers answered a get with the task's config, and 0.3 clients send e.g. "default"."""
+    from a2a_core.errors import TaskNotFoundError
+    from a2a_core.types import GetTaskPushNotificationConfigRequest
+
+    push = PushNotificationService(allow_private_targets=True)
+    service = A2AService(Agent(), CARD, push=push)
+    try:
+        task = await service.send_message(send_request("hi"), ServerCallContext())
+        assert isinstance(task, Task)
+        config = TaskPushNotificationConfig(task_id=task.id, url="https://example.com/hook")
+        await service.create_push_config(config, ServerCallContext(version="0.3"))
+        named = GetTaskPushNotificationConfigRequest(task_id=task.id, id="default")
+        found = await service.get_push_config(named, ServerCallContext(version="0.3"))
+        assert found.url == "https://example.com/hook"
+        with pytest.raises(TaskNotFoundError):  # 1.0 looks ids up exactly
+            await service.get_push_config(named, ServerCallContext(version="1.0"))
+    finally:
+        await service.aclose()

@@ -16,7 +16,9 @@ Decisions:
 - JSON-RPC errors use HTTP 200, except: an oversized body (413), missing or
   invalid credentials (401 with ``WWW-Authenticate``) and a denied caller (403).
 - A request without an ``id`` member is a notification: it runs and is
-  answered with 204 and no body, whatever the outcome.
+  answered with 204 and no body, whatever the outcome of running it. A
+  notification that cannot run at all (unknown method, invalid params) gets
+  its error with id null, as the 0.3 conformance kit requires.
 - Batches are refused (-32600).
 - Streaming methods answer ``text/event-stream``. An error before the first
   event (unknown task, terminal task, bad params) is a plain JSON-RPC error
@@ -101,6 +103,7 @@ class JsonRpcEndpoint:
         codec: Codec | None = None
         rid: Any = None
         notification = False
+        executing = False  # a notification's errors are silent only once it ran
         streaming = False
         extra: list[tuple[bytes, bytes]] = []
         try:
@@ -148,6 +151,7 @@ class JsonRpcEndpoint:
             call = ServerCallContext(
                 name_version, principal, getattr(request, "tenant", None), extensions, headers
             )
+            executing = True
             if streaming:
                 events = await edge.service.open_stream(op, request, call)
             else:
@@ -170,12 +174,14 @@ class JsonRpcEndpoint:
         except ClientGone:
             return
         except A2AError as exc:
-            await self._fail(send, headers, scope, codec, rid, exc, notification, streaming, extra)
+            silent = notification and executing
+            await self._fail(send, headers, scope, codec, rid, exc, silent, streaming, extra)
             return
         except Exception:
             logger.exception("JSON-RPC request failed")
+            silent = notification and executing
             await self._fail(
-                send, headers, scope, codec, rid, InternalError(), notification, streaming, extra
+                send, headers, scope, codec, rid, InternalError(), silent, streaming, extra
             )
             return
         if notification:

@@ -362,9 +362,7 @@ class _Registrar(Generic[T]):
                 f"a2a plugin {plugin!r} called register after {self.hook_name} returned"
             )
         if not isinstance(name, str) or not name.strip():  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise self._error(
-                f"a2a plugin {plugin!r} registered an unnamed {what} ({name!r})"
-            )
+            raise self._error(f"a2a plugin {plugin!r} registered an unnamed {what} ({name!r})")
         if not self.accept(value):
             raise self._error(
                 f"a2a plugin {plugin!r} registered {what} {name!r} as "

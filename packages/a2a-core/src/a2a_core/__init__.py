@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from ._builtins.echo import EchoAgent
     from .card import AgentCardBuilder, CardValidationError
+    from .client import A2AClient, RemoteAgentExecutor, SendResult, SyncA2AClient
     from .errors import (
         A2AError,
         AuthenticationRequiredError,
@@ -41,6 +43,21 @@ if TYPE_CHECKING:
         error_class_for_code,
         error_class_for_reason,
     )
+    from .hookspecs import hookimpl
+    from .plugins import configure_service
+    from .server import (
+        A2AService,
+        AgentExecutor,
+        ManagerConfig,
+        Principal,
+        RequestContext,
+        ServerCallContext,
+        TaskUpdater,
+    )
+    from .server.asgi import create_app
+    from .server.push import PushNotificationService
+    from .server.serve import running_server, serve, serve_async
+    from .stores import MemoryTaskStore, TaskStore
     from .types import (
         INTERRUPTED_STATES,
         TERMINAL_STATES,
@@ -187,15 +204,57 @@ _TYPES = (
     "new_id",
 )
 
+_SERVER = (
+    "A2AService",
+    "AgentExecutor",
+    "ManagerConfig",
+    "Principal",
+    "RequestContext",
+    "ServerCallContext",
+    "TaskUpdater",
+)
+_CLIENT = ("A2AClient", "RemoteAgentExecutor", "SendResult", "SyncA2AClient")
+_SERVE = ("running_server", "serve", "serve_async")
+
 _ORIGIN: dict[str, str] = {
+    **dict.fromkeys(_SERVER, ".server"),
+    **dict.fromkeys(_CLIENT, ".client"),
+    **dict.fromkeys(_SERVE, ".server.serve"),
+    **dict.fromkeys(("MemoryTaskStore", "TaskStore"), ".stores"),
+    "create_app": ".server.asgi",
+    "PushNotificationService": ".server.push",
+    "hookimpl": ".hookspecs",
+    "configure_service": ".plugins",
+    "EchoAgent": "._builtins.echo",
     **dict.fromkeys(_CARD, ".card"),
     **dict.fromkeys(_ERRORS, ".errors"),
     **dict.fromkeys(_TYPES, ".types"),
 }
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped: types and errors first, then server and client
     "INTERRUPTED_STATES",
     "TERMINAL_STATES",
+    "A2AClient",
+    "A2AService",
+    "AgentExecutor",
+    "EchoAgent",
+    "ManagerConfig",
+    "MemoryTaskStore",
+    "Principal",
+    "PushNotificationService",
+    "RemoteAgentExecutor",
+    "RequestContext",
+    "SendResult",
+    "ServerCallContext",
+    "SyncA2AClient",
+    "TaskStore",
+    "TaskUpdater",
+    "configure_service",
+    "create_app",
+    "hookimpl",
+    "running_server",
+    "serve",
+    "serve_async",
     "A2AError",
     "A2AModel",
     "APIKeySecurityScheme",

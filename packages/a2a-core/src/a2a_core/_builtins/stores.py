@@ -1,0 +1,90 @@
+"""Built-in plugin: the durable ``sqlite://`` and the shared ``redis://`` task stores.
+
+- ``sqlite:///relative/tasks.db``, ``sqlite:////absolute/tasks.db`` (the
+  SQLAlchemy convention: the path follows the third slash), ``sqlite://:memory:``;
+  option ``?max_tasks=N``.
+- ``redis://[:password@]host:port/db`` (``rediss://`` for TLS); options
+  ``?prefix=NAME`` (default ``a2a``) and ``?max_tasks=N``; other query options
+  go to redis-py (``socket_timeout``...).
+
+Both factories only parse: the database is opened on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+
+from ..adapters import TaskStoreRegistrar
+from ..hookspecs import hookimpl
+from ..stores import TaskStore
+from ..stores.redis import RedisTaskStore
+from ..stores.sqlite import SqliteTaskStore
+
+__all__ = ["open_redis_store", "open_sqlite_store"]
+
+_MEMORY = frozenset({":memory:", "/:memory:"})
+
+
+def open_sqlite_store(url: str) -> TaskStore:
+    """A ``SqliteTaskStore`` for ``sqlite:///path`` (relative), ``sqlite:////path`` (absolute)."""
+    rest = url.split("://", 1)[1]
+    location, _, query = rest.partition("?")
+    options = _options(query, "sqlite", {"max_tasks"})
+    max_tasks = _positive(options, "max_tasks")
+    if location in _MEMORY:
+        return SqliteTaskStore(":memory:", max_tasks=max_tasks)
+    if not location.startswith("/") or location == "/" or "#" in location:
+        raise ValueError(
+            "expected sqlite:///relative/path.db, sqlite:////absolute/path.db or "
+            "sqlite://:memory: (a host is not allowed)"
+        )
+    path = unquote(location[1:])
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):  # a typo should fail at startup, not on the first request
+        raise ValueError(f"the directory {parent!r} for the task database does not exist")
+    return SqliteTaskStore(path, max_tasks=max_tasks)
+
+
+def open_redis_store(url: str) -> TaskStore:
+    """A ``RedisTaskStore``; ``prefix`` and ``max_tasks`` are ours, other options redis-py's."""
+    parts = urlsplit(url)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    ours = {k: [v for key, v in pairs if key == k] for k in ("prefix", "max_tasks")}
+    for name, values in ours.items():
+        if len(values) > 1:
+            raise ValueError(f"{name} is given {len(values)} times")
+    prefix = ours["prefix"][0] if ours["prefix"] else "a2a"
+    if not prefix:
+        raise ValueError("prefix must not be empty")
+    max_tasks = _positive({k: v for k, v in ours.items() if v}, "max_tasks")
+    rest = urlencode([(k, v) for k, v in pairs if k not in ours])
+    client_url = urlunsplit(parts._replace(query=rest))
+    return RedisTaskStore(client_url, prefix=prefix, max_tasks=max_tasks)
+
+
+def _options(query: str, scheme: str, known: set[str]) -> dict[str, list[str]]:
+    options: dict[str, list[str]] = {}
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        options.setdefault(key, []).append(value)
+    unknown = sorted(set(options) - known)
+    if unknown:
+        listed = ", ".join(sorted(known))
+        raise ValueError(f"unknown {scheme}:// option(s): {', '.join(unknown)} (known: {listed})")
+    return options
+
+
+def _positive(options: dict[str, list[str]], name: str) -> int | None:
+    values = options.get(name)
+    if values is None:
+        return None
+    if len(values) != 1 or not values[0].isdigit() or int(values[0]) <= 0:
+        raise ValueError(f"{name} must be one positive integer, not {values!r}")
+    return int(values[0])
+
+
+@hookimpl
+def a2a_register_task_stores(register: TaskStoreRegistrar) -> None:
+    register("sqlite", open_sqlite_store)
+    register("redis", open_redis_store)
+    register("rediss", open_redis_store)

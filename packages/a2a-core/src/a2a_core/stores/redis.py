@@ -1,0 +1,317 @@
+"""A shared store in Redis: several server instances on one key prefix see the same tasks.
+
+Needs the ``redis`` extra (``pip install 'a2a-adapters-core[redis]'``); the
+package is imported when a store is made, never by ``import a2a_core``.
+
+Keys, under ``<prefix>`` (one prefix per deployment)::
+
+    <prefix>:task:<id>       hash: owner, version, body (the task's JSON), ctx, state, ts
+    <prefix>:owner:<owner>   sorted set of the owner's task ids, score = base.sort_key's time
+    <prefix>:terminal        sorted set of terminal task ids by write order (eviction)
+    <prefix>:seq, :count     the write counter and the number of tasks
+
+Every write is one Lua script, so the version check and the write are atomic
+for all instances (exactly one of several racing savers wins). Listing walks
+the owner's sorted set from the cursor; filters on context or state are
+checked per task on that walk, and counting their matches (``total_size``)
+walks the owner's whole set: O(tasks of the owner) per filtered call. With
+no filter, or only ``status_after``, the count is one O(log n) command.
+
+Redis Cluster: the scripts address keys they derive from the prefix, so put
+a hash tag in it (``?prefix={a2a}``) to keep every key in one slot.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from ..types import Task
+from .base import (
+    ConcurrentUpdateError,
+    StoredTask,
+    TaskPage,
+    TaskQuery,
+    TaskStore,
+    decode_cursor,
+    encode_cursor,
+    sort_key,
+)
+
+__all__ = ["RedisTaskStore", "import_redis"]
+
+EXTRA_HINT = "pip install 'a2a-adapters-core[redis]'"
+_BATCH = 256
+
+# KEYS: task, owner set, terminal set, seq, count.
+# ARGV: id, owner tag, body, ctx, state, ts, score, terminal (0/1), max_tasks (0: none), prefix.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local seq = redis.call('INCR', KEYS[4])
+redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'version', 1, 'body', ARGV[3],
+           'ctx', ARGV[4], 'state', ARGV[5], 'ts', ARGV[6])
+redis.call('ZADD', KEYS[2], ARGV[7], ARGV[1])
+if ARGV[8] == '1' then redis.call('ZADD', KEYS[3], seq, ARGV[1]) end
+local count = redis.call('INCR', KEYS[5])
+local max = tonumber(ARGV[9])
+if max > 0 and count > max then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, count - max - 1)) do
+    local key = ARGV[10] .. ':task:' .. id
+    local owner = redis.call('HGET', key, 'owner')
+    redis.call('DEL', key)
+    if owner then redis.call('ZREM', ARGV[10] .. ':owner:' .. owner, id) end
+    redis.call('ZREM', KEYS[3], id)
+    redis.call('DECR', KEYS[5])
+  end
+end
+return 1
+"""
+
+# KEYS: task, owner set, terminal set, seq.
+# ARGV: id, owner tag, expected version, body, ctx, state, ts, score, terminal (0/1).
+# Returns the new version, 0 when missing or not the owner's, -current when stale.
+_SAVE = """
+local current = redis.call('HMGET', KEYS[1], 'owner', 'version')
+if not current[1] or current[1] ~= ARGV[2] then return 0 end
+if tonumber(current[2]) ~= tonumber(ARGV[3]) then return -tonumber(current[2]) end
+local version = redis.call('HINCRBY', KEYS[1], 'version', 1)
+redis.call('HSET', KEYS[1], 'body', ARGV[4], 'ctx', ARGV[5], 'state', ARGV[6], 'ts', ARGV[7])
+redis.call('ZADD', KEYS[2], ARGV[8], ARGV[1])
+local seq = redis.call('INCR', KEYS[4])
+if ARGV[9] == '1' then
+  redis.call('ZADD', KEYS[3], seq, ARGV[1])
+else
+  redis.call('ZREM', KEYS[3], ARGV[1])
+end
+return version
+"""
+
+# KEYS: task, owner set, terminal set, count. ARGV: id, owner tag.
+_DELETE = """
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if not owner or owner ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('DECR', KEYS[4])
+return 1
+"""
+
+
+def import_redis() -> Any:
+    """``redis.asyncio``, or an ImportError that names the extra to install."""
+    try:
+        return importlib.import_module("redis.asyncio")
+    except ImportError as exc:
+        raise ImportError(f"The redis:// task store needs the redis package: {EXTRA_HINT}") from exc
+
+
+class RedisTaskStore(TaskStore):
+    """Tasks in Redis under ``prefix``, shared by every store (and process) using that prefix.
+
+    ``url`` is a redis-py URL (``redis://[:password@]host:port/db``,
+    ``rediss://`` for TLS); the client connects on first use. Pass ``client``
+    (a ``redis.asyncio.Redis``) to share one you own: the store then never
+    closes it. ``max_tasks`` (default: unbounded) evicts the least recently
+    updated terminal tasks of the whole prefix on ``create``.
+    """
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        prefix: str = "a2a",
+        max_tasks: int | None = None,
+        client: Any = None,
+    ) -> None:
+        if not prefix:
+            raise ValueError("the key prefix must not be empty")
+        if max_tasks is not None and max_tasks <= 0:
+            raise ValueError("max_tasks must be > 0")
+        self._module: Any = import_redis() if client is None else None
+        self.url = url
+        self.prefix = prefix
+        self.max_tasks = max_tasks
+        self._client: Any = client
+        self._owns_client = client is None
+        self._scripts: dict[str, Any] = {}
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"RedisTaskStore(prefix={self.prefix!r}, max_tasks={self.max_tasks!r})"
+
+    # -- keys ---------------------------------------------------------------------------
+    def _task_key(self, task_id: str) -> str:
+        return f"{self.prefix}:task:{task_id}"
+
+    def _owner_key(self, owner: str | None) -> str:
+        return f"{self.prefix}:owner:{_owner_tag(owner)}"
+
+    # -- the TaskStore contract ---------------------------------------------------------
+    async def create(self, task: Task, owner: str | None) -> StoredTask:
+        p = self.prefix
+        keys = [self._task_key(task.id), self._owner_key(owner), f"{p}:terminal", f"{p}:seq"]
+        keys.append(f"{p}:count")
+        args = [task.id, _owner_tag(owner), *_fields(task), self.max_tasks or 0, p]
+        if await self._script("create", _CREATE, keys, args) == 0:
+            raise ConcurrentUpdateError(f"task {task.id} already exists")
+        return StoredTask(task, 1, owner)
+
+    async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
+        client = self._connected()
+        found = await client.hmget(self._task_key(task_id), "owner", "version", "body")
+        tag, version, body = found
+        if tag is None or _text(tag) != _owner_tag(owner) or body is None:
+            return None
+        return StoredTask(Task.model_validate_json(body), int(version), owner)
+
+    async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
+        p = self.prefix
+        keys = [self._task_key(task.id), self._owner_key(owner), f"{p}:terminal", f"{p}:seq"]
+        body, ctx, state, ts, score, terminal = _fields(task)
+        args = [task.id, _owner_tag(owner), expected_version, body, ctx, state, ts, score]
+        args.append(terminal)
+        result = int(await self._script("save", _SAVE, keys, args))
+        if result == 0:
+            raise ConcurrentUpdateError(f"task {task.id} no longer exists")
+        if result < 0:
+            raise ConcurrentUpdateError(
+                f"task {task.id} is at version {-result}, expected {expected_version}"
+            )
+        return StoredTask(task, result, owner)
+
+    async def delete(self, task_id: str, owner: str | None) -> bool:
+        p = self.prefix
+        keys = [self._task_key(task_id), self._owner_key(owner), f"{p}:terminal", f"{p}:count"]
+        return await self._script("delete", _DELETE, keys, [task_id, _owner_tag(owner)]) == 1
+
+    async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
+        cursor = decode_cursor(query.page_token) if query.page_token else None
+        client = self._connected()
+        key = self._owner_key(owner)
+        after = query.status_after.timestamp() if query.status_after is not None else None
+        # Scores are minus the status time (0 when undated): status >= after is score <= -after,
+        # and for after > 0 that range already leaves undated tasks out.
+        high = "+inf" if after is None else repr(-after)
+        per_task = query.context_id is not None or query.state is not None
+        per_task = per_task or (after is not None and after <= 0)
+        want = query.page_size + 1
+        page: list[str] = []
+        if not per_task:
+            if after is None:
+                total = int(await client.zcard(key))
+            else:
+                total = int(await client.zcount(key, "-inf", high))
+            low = "-inf" if cursor is None else repr(cursor[0])
+            async for batch in _walk(client, key, low, high):
+                page.extend(i for i, s in batch if _after(s, i, cursor))
+                if len(page) >= want:
+                    break
+        else:  # count every match: walk the owner's whole range once
+            total = 0
+            async for batch in _walk(client, key, "-inf", high):
+                matches = await self._matches(batch, query, after)
+                for (task_id, score), ok in zip(batch, matches, strict=True):
+                    if ok:
+                        total += 1
+                        if len(page) < want and _after(score, task_id, cursor):
+                            page.append(task_id)
+        tasks = await self._bodies(page[: query.page_size])
+        more = len(page) > query.page_size
+        token = encode_cursor(tasks[-1]) if more and tasks else ""
+        return TaskPage(tasks=tasks, next_page_token=token, total_size=total)
+
+    async def aclose(self) -> None:
+        """Close the connection pool (unless the client was passed in); idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        client, self._client = self._client, None
+        if client is not None and self._owns_client:
+            close = getattr(client, "aclose", None) or client.close  # aclose: redis >= 5.0.1
+            await close()
+
+    # -- helpers ------------------------------------------------------------------------
+    def _connected(self) -> Any:
+        if self._closed:
+            raise RuntimeError(f"{self!r} is closed")
+        if self._client is None:
+            self._client = self._module.from_url(self.url)
+        return self._client
+
+    async def _script(self, name: str, source: str, keys: list[str], args: list[Any]) -> Any:
+        client = self._connected()
+        script = self._scripts.get(name)
+        if script is None:
+            script = self._scripts[name] = client.register_script(source)
+        return await script(keys=keys, args=args)
+
+    async def _matches(
+        self, batch: Sequence[tuple[str, float]], query: TaskQuery, after: float | None
+    ) -> list[bool]:
+        pipe = self._connected().pipeline(transaction=False)
+        for task_id, _ in batch:
+            pipe.hmget(self._task_key(task_id), "ctx", "state", "ts")
+        out: list[bool] = []
+        for ctx, state, ts in await pipe.execute():
+            ok = ctx is not None
+            if ok and query.context_id is not None:
+                ok = _text(ctx) == query.context_id
+            if ok and query.state is not None:
+                ok = _text(state) == query.state.value
+            if ok and after is not None:
+                ok = bool(ts) and float(ts) >= after
+            out.append(ok)
+        return out
+
+    async def _bodies(self, ids: Sequence[str]) -> list[Task]:
+        if not ids:
+            return []
+        pipe = self._connected().pipeline(transaction=False)
+        for task_id in ids:
+            pipe.hget(self._task_key(task_id), "body")
+        # A task deleted since the walk is simply left out of the page.
+        return [Task.model_validate_json(b) for b in await pipe.execute() if b is not None]
+
+
+def _owner_tag(owner: str | None) -> str:
+    """Owners as key parts: None and every string stay distinct (``-``, ``=name``)."""
+    return "-" if owner is None else f"={owner}"
+
+
+def _fields(task: Task) -> tuple[str, str, str, str, str, str]:
+    """body, ctx, state, ts ("" when undated), score, terminal flag: as script arguments."""
+    ts = task.status.timestamp
+    return (
+        task.model_dump_json(by_alias=True),
+        task.context_id,
+        task.status.state.value,
+        repr(ts.timestamp()) if ts is not None else "",
+        repr(sort_key(task)[0]),
+        "1" if task.status.state.is_terminal else "0",
+    )
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _after(score: float, task_id: str, cursor: tuple[float, str] | None) -> bool:
+    """Whether (score, id) comes after the page token's position in list order."""
+    return cursor is None or score > cursor[0] or (score == cursor[0] and task_id > cursor[1])
+
+
+async def _walk(
+    client: Any, key: str, low: str, high: str
+) -> AsyncIterator[list[tuple[str, float]]]:
+    """The sorted set's (id, score) from ``low`` to ``high`` (inclusive), in batches."""
+    offset = 0
+    while True:
+        rows = await client.zrangebyscore(key, low, high, start=offset, num=_BATCH, withscores=True)
+        if not rows:
+            return
+        yield [(_text(member), float(score)) for member, score in rows]
+        if len(rows) < _BATCH:
+            return
+        offset += len(rows)

@@ -1,0 +1,310 @@
+"""A durable store in one SQLite file: tasks survive restarts (stdlib ``sqlite3``, no dependency).
+
+``sqlite3`` blocks, so every call runs on one dedicated worker thread that
+owns the only connection: calls are serialised in order and the event loop
+never waits on the disk. The file is in WAL mode, so readers in other
+processes (or another server on the same file) do not block the writer.
+
+A row keeps the task's JSON (``model_dump_json``, the 1.0 wire shape) next to
+the columns that listing filters and sorts on. Optimistic concurrency is one
+conditional statement (``UPDATE ... WHERE version = ?``), so it holds across
+processes sharing the file too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from ..types import Task
+from .base import (
+    ConcurrentUpdateError,
+    StoredTask,
+    TaskPage,
+    TaskQuery,
+    TaskStore,
+    decode_cursor,
+    encode_cursor,
+    sort_key,
+)
+
+__all__ = ["SqliteTaskStore"]
+
+_T = TypeVar("_T")
+
+SCHEMA_VERSION = 1
+
+# sort_ts is the first half of ``base.sort_key``: minus the status time (0 when
+# undated), so ascending (sort_ts, id) is "newest status first, ties by id",
+# exactly the order and cursor of every other store. status_ts stays NULL when
+# undated: such tasks never match ``status_after``. seq orders writes, for eviction.
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS a2a_schema (
+    name TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS a2a_tasks (
+    id TEXT PRIMARY KEY,
+    owner TEXT,
+    context_id TEXT NOT NULL,
+    state TEXT NOT NULL,
+    status_ts REAL,
+    sort_ts REAL NOT NULL,
+    terminal INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    version INTEGER NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS a2a_tasks_by_owner ON a2a_tasks (owner, sort_ts, id);
+CREATE INDEX IF NOT EXISTS a2a_tasks_by_context ON a2a_tasks (owner, context_id, sort_ts, id);
+CREATE INDEX IF NOT EXISTS a2a_tasks_by_state ON a2a_tasks (owner, state, sort_ts, id);
+CREATE INDEX IF NOT EXISTS a2a_tasks_by_seq ON a2a_tasks (seq);
+"""
+
+_NEXT_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM a2a_tasks)"
+_INSERT = (
+    "INSERT INTO a2a_tasks (id, owner, context_id, state, status_ts, sort_ts, terminal, body,"
+    f" seq, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {_NEXT_SEQ}, 1)"
+)
+_UPDATE = (
+    "UPDATE a2a_tasks SET context_id = ?, state = ?, status_ts = ?, sort_ts = ?, terminal = ?,"
+    f" body = ?, seq = {_NEXT_SEQ}, version = version + 1"
+    " WHERE id = ? AND owner IS ? AND version = ?"
+)
+
+
+class SqliteTaskStore(TaskStore):
+    """Tasks in a SQLite file (``":memory:"``: a private in-memory database, lost on close).
+
+    ``max_tasks`` (default: unbounded) bounds the table: past it, the least
+    recently updated terminal tasks are evicted on ``create``, as in
+    ``MemoryTaskStore``; active and paused tasks never are. ``busy_timeout``
+    is how long a write waits for another process holding the file's lock.
+    Nothing touches the disk before the first call (the file and table are
+    created then).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        *,
+        max_tasks: int | None = None,
+        busy_timeout: float = 5.0,
+    ) -> None:
+        if max_tasks is not None and max_tasks <= 0:
+            raise ValueError("max_tasks must be > 0")
+        self.path = os.fspath(path)
+        self.max_tasks = max_tasks
+        self.busy_timeout = busy_timeout
+        self._executor: ThreadPoolExecutor | None = None
+        self._conn: sqlite3.Connection | None = None  # touched only on the worker thread
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"SqliteTaskStore({self.path!r}, max_tasks={self.max_tasks!r})"
+
+    # -- the TaskStore contract ---------------------------------------------------------
+    async def create(self, task: Task, owner: str | None) -> StoredTask:
+        row = _row(task)
+
+        def insert(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                try:
+                    conn.execute(_INSERT, (task.id, owner, *row))
+                except sqlite3.IntegrityError:
+                    raise ConcurrentUpdateError(f"task {task.id} already exists") from None
+                if self.max_tasks is not None:
+                    _evict(conn, self.max_tasks)
+
+        await self._run(insert)
+        return StoredTask(task, 1, owner)
+
+    async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
+        def select(conn: sqlite3.Connection) -> tuple[int, str] | None:
+            return conn.execute(
+                "SELECT version, body FROM a2a_tasks WHERE id = ? AND owner IS ?", (task_id, owner)
+            ).fetchone()
+
+        found = await self._run(select)
+        if found is None:
+            return None
+        return StoredTask(Task.model_validate_json(found[1]), found[0], owner)
+
+    async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
+        row = _row(task)
+
+        def update(conn: sqlite3.Connection) -> None:
+            params = (*row, task.id, owner, expected_version)
+            changed = conn.execute(_UPDATE, params).rowcount
+            if changed == 1:
+                return
+            current = conn.execute(
+                "SELECT version FROM a2a_tasks WHERE id = ? AND owner IS ?", (task.id, owner)
+            ).fetchone()
+            if current is None:
+                raise ConcurrentUpdateError(f"task {task.id} no longer exists")
+            raise ConcurrentUpdateError(
+                f"task {task.id} is at version {current[0]}, expected {expected_version}"
+            )
+
+        await self._run(update)
+        return StoredTask(task, expected_version + 1, owner)
+
+    async def delete(self, task_id: str, owner: str | None) -> bool:
+        def remove(conn: sqlite3.Connection) -> bool:
+            sql = "DELETE FROM a2a_tasks WHERE id = ? AND owner IS ?"
+            return conn.execute(sql, (task_id, owner)).rowcount == 1
+
+        return await self._run(remove)
+
+    async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
+        where = ["owner IS ?"]
+        params: list[Any] = [owner]
+        if query.context_id is not None:
+            where.append("context_id = ?")
+            params.append(query.context_id)
+        if query.state is not None:
+            where.append("state = ?")
+            params.append(query.state.value)
+        if query.status_after is not None:
+            where.append("status_ts >= ?")  # NULL (undated) never matches
+            params.append(query.status_after.timestamp())
+        filters = " AND ".join(where)
+        page_where, page_params = filters, list(params)
+        if query.page_token:
+            after_ts, after_id = decode_cursor(query.page_token)
+            page_where += " AND (sort_ts > ? OR (sort_ts = ? AND id > ?))"
+            page_params += [after_ts, after_ts, after_id]
+        page_sql = f"SELECT body FROM a2a_tasks WHERE {page_where} ORDER BY sort_ts, id LIMIT ?"
+        page_params.append(query.page_size + 1)
+
+        def select(conn: sqlite3.Connection) -> tuple[int, list[str]]:
+            with _transaction(conn, "BEGIN"):  # one snapshot for the count and the page
+                (total,) = conn.execute(
+                    f"SELECT COUNT(*) FROM a2a_tasks WHERE {filters}",
+                    params,
+                ).fetchone()
+                bodies = [body for (body,) in conn.execute(page_sql, page_params)]
+            return total, bodies
+
+        total, bodies = await self._run(select)
+        tasks = [Task.model_validate_json(body) for body in bodies[: query.page_size]]
+        more = len(bodies) > query.page_size
+        token = encode_cursor(tasks[-1]) if more and tasks else ""
+        return TaskPage(tasks=tasks, next_page_token=token, total_size=total)
+
+    async def aclose(self) -> None:
+        """Close the connection and stop the worker thread; later calls raise RuntimeError."""
+        if self._closed:
+            return
+        self._closed = True
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        try:
+            await asyncio.get_running_loop().run_in_executor(executor, self._disconnect)
+        finally:
+            executor.shutdown(wait=False)
+
+    # -- the worker thread --------------------------------------------------------------
+    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        if self._closed:
+            raise RuntimeError(f"{self!r} is closed")
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="a2a-sqlite-store")
+        return await asyncio.get_running_loop().run_in_executor(
+            self._executor, self._on_worker, work
+        )
+
+    def _on_worker(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        if self._conn is None:
+            self._conn = self._connect()
+        return work(self._conn)
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                self.path,
+                timeout=self.busy_timeout,
+                isolation_level=None,  # autocommit; transactions are explicit
+                check_same_thread=False,  # opened and used on the one worker thread
+            )
+        except sqlite3.Error as exc:
+            raise sqlite3.OperationalError(
+                f"cannot open the task database {self.path!r}: {exc}"
+            ) from exc
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")  # ":memory:" stays in memory mode
+            conn.execute("PRAGMA synchronous=NORMAL")  # WAL: safe against crashes, fast commits
+            _migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _disconnect(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+# -- SQL helpers (run on the worker thread) ---------------------------------------------
+
+
+class _transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error) on an autocommit connection."""
+
+    def __init__(self, conn: sqlite3.Connection, begin: str = "BEGIN IMMEDIATE") -> None:
+        self.conn = conn
+        self.begin = begin
+
+    def __enter__(self) -> None:
+        self.conn.execute(self.begin)
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Create the tables on first use; refuse a file written by a newer schema."""
+    with _transaction(conn):
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        found = conn.execute("SELECT version FROM a2a_schema WHERE name = 'tasks'").fetchone()
+        if found is None:
+            conn.execute("INSERT INTO a2a_schema VALUES ('tasks', ?)", (SCHEMA_VERSION,))
+        elif found[0] > SCHEMA_VERSION:
+            raise RuntimeError(
+                f"the task table has schema version {found[0]}; this a2a-core reads up to "
+                f"{SCHEMA_VERSION} (upgrade a2a-adapters-core)"
+            )
+
+
+def _row(task: Task) -> tuple[str, str, float | None, float, int, str]:
+    """The columns after (id, owner): context, state, times, terminal flag, JSON body."""
+    ts = task.status.timestamp
+    state = task.status.state
+    return (
+        task.context_id,
+        state.value,
+        ts.timestamp() if ts is not None else None,
+        sort_key(task)[0],
+        int(state.is_terminal),
+        task.model_dump_json(by_alias=True),
+    )
+
+
+def _evict(conn: sqlite3.Connection, max_tasks: int) -> None:
+    """Delete the least recently updated terminal tasks beyond ``max_tasks``."""
+    (count,) = conn.execute("SELECT COUNT(*) FROM a2a_tasks").fetchone()
+    if count > max_tasks:
+        conn.execute(
+            "DELETE FROM a2a_tasks WHERE id IN"
+            " (SELECT id FROM a2a_tasks WHERE terminal = 1 ORDER BY seq LIMIT ?)",
+            (count - max_tasks,),
+        )

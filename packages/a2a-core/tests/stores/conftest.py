@@ -1,0 +1,34 @@
+"""Store test fixtures: a reachable local Redis (or a skip saying why), with keys cleaned up.
+
+Redis tests use 127.0.0.1:6379 only. Each test gets its own key prefix under
+one random prefix per run, and every key under it is deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+_HERE = Path(__file__).parent
+for folder in (_HERE, _HERE.parent / "cli"):  # store_support; the CLI tests' ServeProcess
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+from store_support import RUN_PREFIX, delete_keys, redis_unreachable  # noqa: E402
+
+
+@pytest.fixture
+def redis_prefix() -> Iterator[str]:
+    """A fresh key prefix for one test (its keys are deleted afterwards); skips without Redis."""
+    reason = redis_unreachable()
+    if reason is not None:
+        pytest.skip(f"Redis tests need a Redis server: {reason}")
+    prefix = f"{RUN_PREFIX}:{uuid.uuid4().hex[:8]}"
+    try:
+        yield prefix
+    finally:
+        delete_keys(prefix)

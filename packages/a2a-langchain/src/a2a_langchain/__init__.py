@@ -1,3 +1,58 @@
-"""Serve LangChain Runnables as A2A agents and call remote A2A agents from LangChain."""
+"""Serve LangChain Runnables as A2A agents, and call remote A2A agents from LangChain.
+
+Serving::
+
+    from a2a_langchain import serve
+
+    serve(prompt | model | StrOutputParser(), name="Helper", port=8000)
+
+Calling::
+
+    from a2a_langchain import A2AToolkit, RemoteA2ARunnable, remote_agent_tool
+
+    tool = remote_agent_tool("http://localhost:8000")       # a LangChain tool
+    agent = RemoteA2ARunnable("http://localhost:8000")       # a Runnable
+    tools = A2AToolkit.from_urls([url1, url2]).get_tools()  # several agents
+
+Names load on first use, so importing the package stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .agent import LangChainAgent, a2a_context
+    from .serving import running_server, serve, serve_async
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "LangChainAgent",
+    "a2a_context",
+    "running_server",
+    "serve",
+    "serve_async",
+]
+
+_LAZY = {
+    "LangChainAgent": ".agent",
+    "a2a_context": ".agent",
+    "serve": ".serving",
+    "serve_async": ".serving",
+    "running_server": ".serving",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,0 +1,298 @@
+"""``LangChainAgent``: any LangChain Runnable (chain, agent, LangGraph graph) as an A2A agent.
+
+One run per A2A message: the message becomes the runnable's input (see
+``_input``), the run is streamed with ``astream_events`` (v2) and mapped to
+task events as they happen (see ``_stream``), and the final output becomes
+the ``result`` artifact.
+
+Conversations: the contextId is the conversation. It is the ``thread_id`` of
+every run, so a LangGraph graph with a checkpointer keeps the conversation
+itself (it gets only the new message, and runs of one thread are serialized);
+without a checkpointer the task's history is the conversation. A LangGraph
+``interrupt()`` pauses the task in INPUT_REQUIRED with the interrupt's value;
+the next message of the same task resumes the graph (``Command(resume=...)``).
+
+Cancellation cancels the asyncio task running the events loop, which reaches
+async tools and model calls; code running in threads can poll
+``a2a_context(config).cancelled``. An exception fails the task with the
+server's generic message (the details are logged, never sent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, cast
+
+from a2a_core.adapters import ResolvedAgent
+from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+from a2a_core.types import AgentSkill, Message, Part
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables.config import merge_configs
+
+from ._card import (
+    default_description,
+    default_name,
+    default_skill,
+    has_checkpointer,
+    is_graph,
+)
+from ._card import input_modes as default_input_modes
+from ._card import output_modes as default_output_modes
+from ._convert import PROGRESS_KEY, data_text, jsonable, output_parts
+from ._input import InputMode, InputPlan, plan_input, unwrap
+from ._stream import AnswerArtifact, EventMapper, ToolUpdates
+
+__all__ = ["CONTEXT_KEY", "Conversation", "LangChainAgent", "a2a_context"]
+
+CONTEXT_KEY = "a2a_context"
+"""The ``configurable`` key holding the A2A ``RequestContext`` of a run."""
+
+Conversation = Literal["auto", "thread", "task"]
+
+_QUESTION_KEYS = ("question", "prompt", "message", "text", "query", "content")
+
+
+def a2a_context(config: RunnableConfig | None) -> RequestContext | None:
+    """The A2A request a run serves, from its config (None outside an A2A run).
+
+    Give a tool or ``RunnableLambda`` a ``config: RunnableConfig`` parameter to
+    read the task and context ids, the message's parts (files included) and
+    the cancellation flag (``.cancelled``) of the task.
+    """
+    if not config:
+        return None
+    found = cast(Mapping[str, Any], config.get("configurable") or {}).get(CONTEXT_KEY)
+    return found if isinstance(found, RequestContext) else None
+
+
+def _skill(value: AgentSkill | Mapping[str, Any]) -> AgentSkill:
+    return value if isinstance(value, AgentSkill) else AgentSkill.model_validate(value)
+
+
+def _interrupt_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        mapping = cast(Mapping[str, Any], value)
+        for key in _QUESTION_KEYS:
+            found = mapping.get(key)
+            if isinstance(found, str) and found:
+                return found
+    return data_text(jsonable(value))
+
+
+class LangChainAgent(AgentExecutor):
+    """Serves a LangChain ``Runnable``: a chain, an agent, a compiled LangGraph graph.
+
+    - ``name``, ``description``, ``version``, ``skills``, ``input_modes``,
+      ``output_modes``: what the card says (derived from the runnable by default);
+    - ``input_mode``: ``"auto"`` (from the input schema), ``"text"``,
+      ``"messages"`` or ``"dict"``; ``input_key`` names the field that receives
+      the text (or the conversation);
+    - ``answer_model``: the name(s) or tag(s) of the chat model(s) whose tokens
+      are the answer (also matches a LangGraph node name); by default a chain
+      streams its own output and a graph every model not called from a tool;
+    - ``stream``: False runs ``ainvoke`` and sends the answer once;
+    - ``conversation``: ``"thread"`` (the runnable remembers by thread_id),
+      ``"task"`` (the task history is sent each time) or ``"auto"`` (thread when
+      a checkpointer is attached);
+    - ``config``: a ``RunnableConfig`` merged into every run (callbacks, tags,
+      metadata, recursion_limit...);
+    - ``tool_updates``: ``"full"`` (tool names, inputs and outputs as WORKING
+      status messages), ``"names"`` or ``"off"``.
+    """
+
+    def __init__(
+        self,
+        runnable: Runnable[Any, Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        version: str | None = None,
+        skills: Sequence[AgentSkill | Mapping[str, Any]] | None = None,
+        input_mode: InputMode = "auto",
+        input_key: str | None = None,
+        answer_model: str | Sequence[str] | None = None,
+        stream: bool = True,
+        conversation: Conversation = "auto",
+        config: RunnableConfig | None = None,
+        tool_updates: ToolUpdates = "full",
+        input_modes: Sequence[str] | None = None,
+        output_modes: Sequence[str] | None = None,
+    ) -> None:
+        if not isinstance(runnable, Runnable):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(
+                f"LangChainAgent serves LangChain Runnables, not {type(runnable).__name__}"
+            )
+        if input_mode not in ("auto", "text", "messages", "dict"):
+            raise ValueError(f"input_mode must be auto, text, messages or dict, not {input_mode!r}")
+        if conversation not in ("auto", "thread", "task"):
+            raise ValueError(f"conversation must be auto, thread or task, not {conversation!r}")
+        if tool_updates not in ("full", "names", "off"):
+            raise ValueError(f"tool_updates must be full, names or off, not {tool_updates!r}")
+        self.runnable = runnable
+        self.graph = is_graph(runnable)
+        self.plan: InputPlan = plan_input(runnable, input_mode, input_key)
+        self.name = name or default_name(runnable)
+        self.description = description or default_description(runnable, self.name)
+        self.version = version
+        self.input_modes = list(input_modes or default_input_modes(self.plan))
+        self.output_modes = list(output_modes or default_output_modes(runnable))
+        self.skills = (
+            [_skill(s) for s in skills]
+            if skills is not None
+            else [
+                default_skill(
+                    runnable, self.name, self.description, self.input_modes, self.output_modes
+                )
+            ]
+        )
+        if isinstance(answer_model, str):
+            answer_model = [answer_model]
+        self.answer_model: tuple[str, ...] = tuple(answer_model or ())
+        self.stream = stream
+        self.threaded = (
+            conversation == "thread"
+            if conversation != "auto"
+            else self.graph and has_checkpointer(runnable)
+        )
+        self.config: RunnableConfig = config or {}
+        self.tool_updates: ToolUpdates = tool_updates
+        self._thread_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def __repr__(self) -> str:
+        return f"LangChainAgent({self.name!r}, input={self.plan.mode}, threaded={self.threaded})"
+
+    def resolved(self) -> ResolvedAgent:
+        """This agent with what its card should say (what ``serve`` and the plugin use)."""
+        return ResolvedAgent(
+            self,
+            name=self.name,
+            description=self.description,
+            version=self.version,
+            skills=tuple(self.skills),
+            input_modes=tuple(self.input_modes),
+            output_modes=tuple(self.output_modes),
+            adapter="langchain",
+        )
+
+    # -- one run -------------------------------------------------------------------------
+    def run_config(self, context: RequestContext) -> RunnableConfig:
+        """The config of the run serving ``context``: thread, tracing names and ids."""
+        user_configurable = cast(Mapping[str, Any], self.config.get("configurable") or {})
+        configurable: dict[str, Any] = {CONTEXT_KEY: context}
+        if "thread_id" not in user_configurable:
+            configurable["thread_id"] = context.context_id
+        own: RunnableConfig = {
+            "tags": ["a2a"],
+            "metadata": {
+                "a2a_task_id": context.task_id,
+                "a2a_context_id": context.context_id,
+                "a2a_message_id": context.message.message_id,
+                "a2a_agent": self.name,
+            },
+            "configurable": configurable,
+        }
+        if "run_name" not in self.config:
+            own["run_name"] = self.name
+        return merge_configs(self.config, own)
+
+    def _thread_lock(self, thread_id: str) -> asyncio.Lock:
+        lock = self._thread_locks.get(thread_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._thread_locks[thread_id] = lock
+        return lock
+
+    async def _pending_interrupts(self, config: RunnableConfig) -> list[Any]:
+        graph: Any = unwrap(self.runnable)
+        state = await graph.aget_state(config)
+        return list(getattr(state, "interrupts", ()) or ())
+
+    async def _input(self, context: RequestContext, config: RunnableConfig) -> Any:
+        if self.threaded and context.is_continuation:
+            pending = await self._pending_interrupts(config)
+            if pending:
+                return _resume(pending, context.message)
+        return self.plan.build(context.message, context.task.history, threaded=self.threaded)
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        config = self.run_config(context)
+        if not self.threaded:
+            await self._run(context, updater, config)
+            return
+        thread_id = str(cast(Mapping[str, Any], config.get("configurable") or {})["thread_id"])
+        lock = self._thread_lock(thread_id)
+        async with lock:
+            await self._run(context, updater, config)
+
+    async def _run(
+        self, context: RequestContext, updater: TaskUpdater, config: RunnableConfig
+    ) -> None:
+        value = await self._input(context, config)
+        await updater.start_work()
+        mapper = EventMapper(
+            updater,
+            model_tokens=self.graph or bool(self.answer_model),
+            answer_model=self.answer_model,
+            tool_updates=self.tool_updates,
+        )
+        if self.stream:
+            async for event in self.runnable.astream_events(value, config, version="v2"):
+                await mapper.handle(cast(Mapping[str, Any], event))
+            output = mapper.output
+        else:
+            output = await self.runnable.ainvoke(value, config)
+            if isinstance(output, Mapping) and "__interrupt__" in output:
+                found = cast(Mapping[str, Any], output)["__interrupt__"]
+                mapper.interrupts.extend(cast(Sequence[Any], found or ()))
+        if mapper.interrupts:
+            await mapper.answer.finish([])
+            await updater.require_input(_question(updater, mapper.interrupts))
+            return
+        await _finish(mapper.answer, output)
+
+
+async def _finish(answer: AnswerArtifact, output: Any) -> None:
+    await answer.finish(output_parts(output))
+
+
+def _question(updater: TaskUpdater, interrupts: Sequence[Any]) -> Message:
+    """The input-required message: each interrupt's text, and its value as data."""
+    parts: list[Part] = []
+    ids: list[str] = []
+    for interrupt in interrupts:
+        value = getattr(interrupt, "value", interrupt)
+        interrupt_id = getattr(interrupt, "id", None)
+        if interrupt_id:
+            ids.append(str(interrupt_id))
+        parts.append(Part(text=_interrupt_text(value)))
+        if not isinstance(value, str):
+            parts.append(Part(data=jsonable(value)))
+    if not parts:
+        parts.append(Part(text="The agent needs more input."))
+    return updater.new_agent_message(parts, metadata={PROGRESS_KEY: {"interrupts": ids}})
+
+
+def _resume_value(message: Message) -> Any:
+    """What a reply resumes the graph with: a data-only reply's data, else its text."""
+    data = [p.data for p in message.parts if p.data is not None]
+    if len(data) == 1 and len(message.parts) == 1:
+        return data[0]
+    return message.text
+
+
+def _resume(pending: Sequence[Any], message: Message) -> Any:
+    from langgraph.types import Command
+
+    value = _resume_value(message)
+    if len(pending) == 1:
+        return Command(resume=value)
+    ids = [str(getattr(i, "id", "")) for i in pending]
+    if isinstance(value, Mapping) and set(cast(Mapping[str, Any], value)) >= set(ids):
+        return Command(resume=value)
+    return Command(resume=dict.fromkeys(ids, value))

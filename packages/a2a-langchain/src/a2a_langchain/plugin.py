@@ -1,0 +1,87 @@
+"""The ``langchain`` plugin: ``serve(runnable)`` and ``a2a serve module:chain`` find LangChain here.
+
+Registered under the ``a2a_core`` entry-point group. ``a2a_adapt_agent``
+claims any ``langchain_core`` ``Runnable`` (chains, chat models, agents,
+compiled LangGraph graphs) and ready ``LangChainAgent`` objects, and answers
+None for everything else without importing LangChain. Options given to
+``serve``/``configure_service`` that ``LangChainAgent`` understands (``name``,
+``description``, ``input_mode``, ``answer_model``, ``runnable_config``...)
+configure the agent.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from a2a_core.adapters import AdapterRegistrar, ResolvedAgent
+from a2a_core.hookspecs import hookimpl
+
+__all__ = ["AGENT_OPTIONS", "LangChainAdapter", "a2a_adapt_agent", "a2a_register_adapters"]
+
+AGENT_OPTIONS = frozenset(
+    {
+        "name",
+        "description",
+        "version",
+        "skills",
+        "input_mode",
+        "input_key",
+        "answer_model",
+        "stream",
+        "conversation",
+        "tool_updates",
+        "input_modes",
+        "output_modes",
+    }
+)
+"""Server options passed on to ``LangChainAgent`` (``runnable_config`` becomes ``config``)."""
+
+
+def agent_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``LangChainAgent`` keyword arguments among server ``options``."""
+    kwargs = {k: v for k, v in options.items() if k in AGENT_OPTIONS and v is not None}
+    if options.get("runnable_config") is not None:
+        kwargs["config"] = options["runnable_config"]
+    return kwargs
+
+
+class LangChainAdapter:
+    """The ``langchain`` adapter: LangChain Runnables and ``LangChainAgent`` objects."""
+
+    def adapt(self, agent: Any, options: Mapping[str, Any]) -> ResolvedAgent:
+        from langchain_core.runnables import Runnable
+
+        from .agent import LangChainAgent
+
+        if isinstance(agent, LangChainAgent):
+            return agent.resolved()
+        if not isinstance(agent, Runnable):
+            raise TypeError(
+                f"the langchain adapter serves LangChain Runnables, not {type(agent).__name__}"
+            )
+        return LangChainAgent(agent, **agent_options(options)).resolved()
+
+
+def _is_langchain(agent: Any) -> bool:
+    # An object cannot be a Runnable unless langchain_core was imported: check cheaply.
+    if "langchain_core.runnables" not in sys.modules:
+        return False
+    from langchain_core.runnables import Runnable
+
+    from .agent import LangChainAgent
+
+    return isinstance(agent, Runnable | LangChainAgent)
+
+
+@hookimpl
+def a2a_register_adapters(register: AdapterRegistrar) -> None:
+    register("langchain", LangChainAdapter())
+
+
+@hookimpl
+def a2a_adapt_agent(agent: Any, options: Mapping[str, Any]) -> ResolvedAgent | None:
+    if not _is_langchain(agent):
+        return None
+    return LangChainAdapter().adapt(agent, options)

@@ -294,3 +294,14 @@ def test_out_of_range_timestamp_is_a_validation_error(text: str) -> None:
     """An offset that moves the instant outside datetime's range is invalid input."""
     with pytest.raises(ValidationError):
         t.TaskStatus.model_validate({"state": 1, "timestamp": text})
+
+
+def test_new_id_is_a_random_uuid4() -> None:
+    import uuid
+
+    ids = {t.new_id() for _ in range(1000)}
+    assert len(ids) == 1000
+    for value in list(ids)[:50]:
+        parsed = uuid.UUID(value)
+        assert parsed.version == 4
+        assert str(parsed) == value

@@ -14,6 +14,7 @@ a task is terminal (canceled, say) nothing can change it again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -149,6 +150,10 @@ class TaskRun:
                 if not self.state.is_terminal and self.reply is None:
                     await self._server_status(TaskState.FAILED, SAFE_FAILURE_TEXT)
                 raise
+        if self.manager.bus.subscriber_count(self.task.id):
+            # Let streams write this event now: an agent that never awaits would
+            # otherwise produce all its events before the first one reaches the client.
+            await asyncio.sleep(0)
 
     async def _apply(self, event: StreamEvent) -> None:
         if self.reply is not None:
@@ -443,6 +448,17 @@ class TaskManager:
                 raise
         return run
 
+    async def _let_paused_run_finish(self, task_id: str) -> None:
+        """An agent that just paused may still be returning: give it a moment.
+
+        A client can answer an input-required task as soon as it sees the
+        question, while the agent's ``execute`` is still unwinding.
+        """
+        run = self._active.get(task_id)
+        if run is not None and run.state.is_interrupted:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(run.done.wait(), self.config.cancel_grace_seconds)
+
     async def _continuation(
         self,
         task_id: str,
@@ -452,6 +468,7 @@ class TaskManager:
         request_metadata: dict[str, Any] | None,
     ) -> TaskRun:
         for _ in range(_SAVE_ATTEMPTS):
+            await self._let_paused_run_finish(task_id)
             stored = await self.store.get(task_id, call.owner)
             if stored is None:
                 raise TaskNotFoundError(f"Task {task_id} not found")

@@ -1,10 +1,17 @@
-"""The embedded default store: tasks in a dict, bounded by evicting old terminal tasks."""
+"""The embedded default store: tasks in a dict, bounded by evicting old terminal tasks.
+
+Finished tasks are kept as their compact JSON (about a sixth of the memory of
+the model objects: pydantic keeps per-instance bookkeeping on every nested
+model) and decoded on read; tasks still in progress stay objects, since they
+change often. Listing filters on kept metadata and decodes only the page.
+"""
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from datetime import datetime
 
-from ..types import Task
+from ..types import Task, TaskState
 from .base import (
     ConcurrentUpdateError,
     StoredTask,
@@ -18,6 +25,38 @@ from .base import (
 
 __all__ = ["MemoryTaskStore"]
 
+_to_json = Task.__pydantic_serializer__.to_json
+
+
+class _Entry:
+    """One stored task: metadata for filtering, and the task as an object or as JSON."""
+
+    __slots__ = ("_blob", "_task", "context_id", "key", "owner", "state", "timestamp", "version")
+
+    def __init__(self, task: Task, version: int, owner: str | None) -> None:
+        self.version = version
+        self.owner = owner
+        self.state: TaskState = task.status.state
+        self.context_id = task.context_id
+        self.timestamp: datetime | None = task.status.timestamp
+        self.key = sort_key(task)
+        if self.state.is_terminal:
+            self._task: Task | None = None
+            self._blob: bytes | None = _to_json(task, by_alias=True)
+        else:
+            self._task = task
+            self._blob = None
+
+    @property
+    def task(self) -> Task:
+        if self._task is not None:
+            return self._task
+        assert self._blob is not None
+        return Task.model_validate_json(self._blob)
+
+    def stored(self) -> StoredTask:
+        return StoredTask(self.task, self.version, self.owner)
+
 
 class MemoryTaskStore(TaskStore):
     """In-process store. ``max_tasks`` bounds memory: past it, the least recently
@@ -28,7 +67,7 @@ class MemoryTaskStore(TaskStore):
         if max_tasks <= 0:
             raise ValueError("max_tasks must be > 0")
         self.max_tasks = max_tasks
-        self._tasks: OrderedDict[str, StoredTask] = OrderedDict()
+        self._tasks: OrderedDict[str, _Entry] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -36,16 +75,15 @@ class MemoryTaskStore(TaskStore):
     async def create(self, task: Task, owner: str | None) -> StoredTask:
         if task.id in self._tasks:
             raise ConcurrentUpdateError(f"task {task.id} already exists")
-        stored = StoredTask(task, 1, owner)
-        self._tasks[task.id] = stored
+        self._tasks[task.id] = _Entry(task, 1, owner)
         self._evict()
-        return stored
+        return StoredTask(task, 1, owner)
 
     async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
-        stored = self._tasks.get(task_id)
-        if stored is None or stored.owner != owner:
+        entry = self._tasks.get(task_id)
+        if entry is None or entry.owner != owner:
             return None
-        return stored
+        return entry.stored()
 
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
         current = self._tasks.get(task.id)
@@ -55,29 +93,26 @@ class MemoryTaskStore(TaskStore):
             raise ConcurrentUpdateError(
                 f"task {task.id} is at version {current.version}, expected {expected_version}"
             )
-        stored = StoredTask(task, expected_version + 1, owner)
-        self._tasks[task.id] = stored
+        self._tasks[task.id] = _Entry(task, expected_version + 1, owner)
         self._tasks.move_to_end(task.id)
-        return stored
+        return StoredTask(task, expected_version + 1, owner)
 
     async def delete(self, task_id: str, owner: str | None) -> bool:
-        stored = self._tasks.get(task_id)
-        if stored is None or stored.owner != owner:
+        entry = self._tasks.get(task_id)
+        if entry is None or entry.owner != owner:
             return False
         del self._tasks[task_id]
         return True
 
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
-        matching = [
-            s.task for s in self._tasks.values() if s.owner == owner and _matches(s.task, query)
-        ]
-        matching.sort(key=sort_key)
+        matching = [e for e in self._tasks.values() if e.owner == owner and _matches(e, query)]
+        matching.sort(key=lambda e: e.key)
         start = 0
         if query.page_token:
             after = decode_cursor(query.page_token)
-            while start < len(matching) and sort_key(matching[start]) <= after:
+            while start < len(matching) and matching[start].key <= after:
                 start += 1
-        page = matching[start : start + query.page_size]
+        page = [e.task for e in matching[start : start + query.page_size]]
         more = start + query.page_size < len(matching)
         token = encode_cursor(page[-1]) if more and page else ""
         return TaskPage(tasks=page, next_page_token=token, total_size=len(matching))
@@ -87,8 +122,8 @@ class MemoryTaskStore(TaskStore):
         if excess <= 0:
             return
         victims: list[str] = []
-        for task_id, stored in self._tasks.items():  # least recently updated first
-            if stored.task.status.state.is_terminal:
+        for task_id, entry in self._tasks.items():  # least recently updated first
+            if entry.state.is_terminal:
                 victims.append(task_id)
                 if len(victims) == excess:
                     break
@@ -96,13 +131,13 @@ class MemoryTaskStore(TaskStore):
             del self._tasks[task_id]
 
 
-def _matches(task: Task, query: TaskQuery) -> bool:
-    if query.context_id is not None and task.context_id != query.context_id:
+def _matches(entry: _Entry, query: TaskQuery) -> bool:
+    if query.context_id is not None and entry.context_id != query.context_id:
         return False
-    if query.state is not None and task.status.state is not query.state:
+    if query.state is not None and entry.state is not query.state:
         return False
     if query.status_after is not None:
-        ts = task.status.timestamp
+        ts = entry.timestamp
         if ts is None or ts < query.status_after:
             return False
     return True

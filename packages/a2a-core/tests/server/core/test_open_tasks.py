@@ -112,3 +112,29 @@ async def test_subscribe_to_paused_task_stays_open_until_it_ends(
     assert isinstance(last, TaskStatusUpdateEvent)
     assert last.status.state is TaskState.COMPLETED
     assert service.manager.bus.subscriber_count() == 0
+
+
+class AsksThenTidiesUp(AgentExecutor):
+    """Pauses for input, then takes a moment to return (cleanup after the question)."""
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        if context.is_continuation:
+            await updater.complete("thanks")
+            return
+        await updater.require_input("which one?")
+        await asyncio.sleep(0.2)
+
+
+async def test_answer_while_the_paused_agent_is_still_returning(
+    make_service: ServiceFactory,
+) -> None:
+    """The client answers as soon as it sees the question; the answer waits for the run."""
+    service = make_service(AsksThenTidiesUp())
+    stream = await service.stream_message(send(), CALL)
+    events = [event async for event in stream]
+    task = events[0]
+    assert isinstance(task, Task)
+    assert service.manager.active_run(task.id) is not None  # still unwinding
+    answer = await service.send_message(send("the blue one", task_id=task.id), CALL)
+    assert isinstance(answer, Task)
+    assert answer.status.state is TaskState.COMPLETED

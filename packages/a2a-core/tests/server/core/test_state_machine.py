@@ -176,6 +176,8 @@ def test_any_sequence_of_agent_states_ends_as_the_model_says(states: list[TaskSt
         service = A2AService(agent, make_card())
         stream = await service.stream_message(send(), CALL)
         seen = [e.status.state async for e in stream if isinstance(e, TaskStatusUpdateEvent)]
+        for run in list(service.manager._active.values()):  # pyright: ignore[reportPrivateUsage]
+            await run.done.wait()  # the agent may go on after the stream ends
         stored = await service.store.list(TaskQuery(), None)
         await service.aclose()
         [task] = stored.tasks

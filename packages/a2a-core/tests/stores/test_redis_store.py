@@ -122,12 +122,22 @@ async def test_deleted_and_evicted_tasks_leave_no_keys_behind(redis_prefix: str)
             await store.create(make_task(f"t{i}", state=state), ALICE if i % 2 else None)
         await store.delete("t3", ALICE)
         keys = sorted(k.decode() for k in await client.keys(f"{redis_prefix}:*"))
-        # t0, t1 were evicted (oldest terminal), t3 deleted: only t2 and the counters remain.
+        # t0, t1 were evicted (oldest terminal), t3 deleted: only t2, its indexes and the counters.
         assert keys == [
-            f"{redis_prefix}:{name}" for name in ("count", "owner:-", "seq", "task:t2", "terminal")
+            f"{redis_prefix}:{name}"
+            for name in (
+                "count",
+                "ctx:-:ctx-1",
+                "owner:-",
+                "seq",
+                "state:-:TASK_STATE_COMPLETED",
+                "task:t2",
+                "terminal",
+            )
         ]
         assert int(await client.get(f"{redis_prefix}:count")) == 1
-        assert await client.zrange(f"{redis_prefix}:owner:-", 0, -1) == [b"t2"]
+        for index in ("owner:-", "ctx:-:ctx-1", "state:-:TASK_STATE_COMPLETED", "terminal"):
+            assert await client.zrange(f"{redis_prefix}:{index}", 0, -1) == [b"t2"]
     finally:
         await client.aclose()
         await store.aclose()

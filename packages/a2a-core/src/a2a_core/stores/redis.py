@@ -3,22 +3,30 @@
 Needs the ``redis`` extra (``pip install 'a2a-adapters-core[redis]'``); the
 package is imported when a store is made, never by ``import a2a_core``.
 
-Keys, under ``<prefix>`` (one prefix per deployment)::
+Keys, under ``<prefix>`` (one prefix per deployment; ``<o>`` is the owner,
+``-`` for anonymous, ``=`` + the percent-quoted name otherwise)::
 
-    <prefix>:task:<id>       hash: owner, version, body (the task's JSON), ctx, state, ts
-    <prefix>:owner:<owner>   sorted set of the owner's task ids, score = base.sort_key's time
-    <prefix>:terminal        sorted set of terminal task ids by write order (eviction)
-    <prefix>:seq, :count     the write counter and the number of tasks
+    <prefix>:task:<id>               hash: owner, version, body (the task's JSON),
+                                     ctx, state, ts, and the index keys it is in
+    <prefix>:owner:<o>               sorted set: the owner's task ids
+    <prefix>:ctx:<o>:<context id>    sorted set: the owner's tasks in one context
+    <prefix>:state:<o>:<state>       sorted set: the owner's tasks in one state
+    <prefix>:terminal                sorted set: terminal tasks by write order (eviction)
+    <prefix>:seq, <prefix>:count     the write counter and the number of tasks
 
-Every write is one Lua script, so the version check and the write are atomic
-for all instances (exactly one of several racing savers wins). Listing walks
-the owner's sorted set from the cursor; filters on context or state are
-checked per task on that walk, and counting their matches (``total_size``)
-walks the owner's whole set: O(tasks of the owner) per filtered call. With
-no filter, or only ``status_after``, the count is one O(log n) command.
+The index scores are ``base.sort_key``'s time (minus the status time, 0 when
+undated), so ascending order is list order and ties fall to the id.
 
-Redis Cluster: the scripts address keys they derive from the prefix, so put
-a hash tag in it (``?prefix={a2a}``) to keep every key in one slot.
+Every write is one Lua script: the owner and version check and the write
+(task and indexes) are atomic for all instances, so exactly one of several
+racing savers wins. ``list`` reads the one index its filter names (context,
+else state, else the owner's) from the page token on: O(log n + page).
+``status_after`` is a score range on it, and ``total_size`` one ZCARD or
+ZCOUNT. Only context and state together (or ``status_after`` at or before
+1970) check each task: that walks the owner's tasks in the context, O(its size).
+
+Redis Cluster: the scripts touch keys named in the task hash, so put a hash
+tag in the prefix (``?prefix={a2a}``) to keep every key in one slot.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
+from urllib.parse import quote
 
 from ..types import Task
 from .base import (
@@ -44,59 +53,75 @@ __all__ = ["RedisTaskStore", "import_redis"]
 EXTRA_HINT = "pip install 'a2a-adapters-core[redis]'"
 _BATCH = 256
 
-# KEYS: task, owner set, terminal set, seq, count.
-# ARGV: id, owner tag, body, ctx, state, ts, score, terminal (0/1), max_tasks (0: none), prefix.
-_CREATE = """
+# Removes the task whose hash is KEYS[1] (or the key in `key`) from every index it is in.
+_UNINDEX = """
+local function unindex(key, id, terminal, count)
+  local found = redis.call('HMGET', key, 'kowner', 'kctx', 'kstate')
+  for _, index in ipairs(found) do
+    if index then redis.call('ZREM', index, id) end
+  end
+  redis.call('DEL', key)
+  redis.call('ZREM', terminal, id)
+  redis.call('DECR', count)
+end
+"""
+
+# KEYS: task, owner set, ctx set, state set, terminal, seq, count.
+# ARGV: id, owner tag, body, ctx, state, ts, score, terminal (0/1), max_tasks (0: none),
+#       task key prefix.
+_CREATE = (
+    _UNINDEX
+    + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local seq = redis.call('INCR', KEYS[4])
+local seq = redis.call('INCR', KEYS[6])
 redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'version', 1, 'body', ARGV[3],
-           'ctx', ARGV[4], 'state', ARGV[5], 'ts', ARGV[6])
-redis.call('ZADD', KEYS[2], ARGV[7], ARGV[1])
-if ARGV[8] == '1' then redis.call('ZADD', KEYS[3], seq, ARGV[1]) end
-local count = redis.call('INCR', KEYS[5])
+           'ctx', ARGV[4], 'state', ARGV[5], 'ts', ARGV[6],
+           'kowner', KEYS[2], 'kctx', KEYS[3], 'kstate', KEYS[4])
+for i = 2, 4 do redis.call('ZADD', KEYS[i], ARGV[7], ARGV[1]) end
+if ARGV[8] == '1' then redis.call('ZADD', KEYS[5], seq, ARGV[1]) end
+local count = redis.call('INCR', KEYS[7])
 local max = tonumber(ARGV[9])
 if max > 0 and count > max then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, count - max - 1)) do
-    local key = ARGV[10] .. ':task:' .. id
-    local owner = redis.call('HGET', key, 'owner')
-    redis.call('DEL', key)
-    if owner then redis.call('ZREM', ARGV[10] .. ':owner:' .. owner, id) end
-    redis.call('ZREM', KEYS[3], id)
-    redis.call('DECR', KEYS[5])
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, count - max - 1)) do
+    unindex(ARGV[10] .. id, id, KEYS[5], KEYS[7])
   end
 end
 return 1
 """
+)
 
-# KEYS: task, owner set, terminal set, seq.
+# KEYS: task, owner set, ctx set, state set, terminal, seq.
 # ARGV: id, owner tag, expected version, body, ctx, state, ts, score, terminal (0/1).
 # Returns the new version, 0 when missing or not the owner's, -current when stale.
 _SAVE = """
-local current = redis.call('HMGET', KEYS[1], 'owner', 'version')
+local current = redis.call('HMGET', KEYS[1], 'owner', 'version', 'kctx', 'kstate')
 if not current[1] or current[1] ~= ARGV[2] then return 0 end
 if tonumber(current[2]) ~= tonumber(ARGV[3]) then return -tonumber(current[2]) end
+if current[3] and current[3] ~= KEYS[3] then redis.call('ZREM', current[3], ARGV[1]) end
+if current[4] and current[4] ~= KEYS[4] then redis.call('ZREM', current[4], ARGV[1]) end
 local version = redis.call('HINCRBY', KEYS[1], 'version', 1)
-redis.call('HSET', KEYS[1], 'body', ARGV[4], 'ctx', ARGV[5], 'state', ARGV[6], 'ts', ARGV[7])
-redis.call('ZADD', KEYS[2], ARGV[8], ARGV[1])
-local seq = redis.call('INCR', KEYS[4])
+redis.call('HSET', KEYS[1], 'body', ARGV[4], 'ctx', ARGV[5], 'state', ARGV[6], 'ts', ARGV[7],
+           'kctx', KEYS[3], 'kstate', KEYS[4])
+for i = 2, 4 do redis.call('ZADD', KEYS[i], ARGV[8], ARGV[1]) end
+local seq = redis.call('INCR', KEYS[6])
 if ARGV[9] == '1' then
-  redis.call('ZADD', KEYS[3], seq, ARGV[1])
+  redis.call('ZADD', KEYS[5], seq, ARGV[1])
 else
-  redis.call('ZREM', KEYS[3], ARGV[1])
+  redis.call('ZREM', KEYS[5], ARGV[1])
 end
 return version
 """
 
-# KEYS: task, owner set, terminal set, count. ARGV: id, owner tag.
-_DELETE = """
+# KEYS: task, terminal, count. ARGV: id, owner tag.
+_DELETE = (
+    _UNINDEX
+    + """
 local owner = redis.call('HGET', KEYS[1], 'owner')
 if not owner or owner ~= ARGV[2] then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('DECR', KEYS[4])
+unindex(KEYS[1], ARGV[1], KEYS[2], KEYS[3])
 return 1
 """
+)
 
 
 def import_redis() -> Any:
@@ -146,14 +171,28 @@ class RedisTaskStore(TaskStore):
         return f"{self.prefix}:task:{task_id}"
 
     def _owner_key(self, owner: str | None) -> str:
-        return f"{self.prefix}:owner:{_owner_tag(owner)}"
+        return f"{self.prefix}:owner:{_owner_part(owner)}"
+
+    def _context_key(self, owner: str | None, context_id: str) -> str:
+        return f"{self.prefix}:ctx:{_owner_part(owner)}:{quote(context_id, safe='')}"
+
+    def _state_key(self, owner: str | None, state: str) -> str:
+        return f"{self.prefix}:state:{_owner_part(owner)}:{state}"
+
+    def _index_keys(self, task: Task, owner: str | None) -> list[str]:
+        """The task's hash, then the owner, context and state indexes it belongs in."""
+        return [
+            self._task_key(task.id),
+            self._owner_key(owner),
+            self._context_key(owner, task.context_id),
+            self._state_key(owner, task.status.state.value),
+        ]
 
     # -- the TaskStore contract ---------------------------------------------------------
     async def create(self, task: Task, owner: str | None) -> StoredTask:
         p = self.prefix
-        keys = [self._task_key(task.id), self._owner_key(owner), f"{p}:terminal", f"{p}:seq"]
-        keys.append(f"{p}:count")
-        args = [task.id, _owner_tag(owner), *_fields(task), self.max_tasks or 0, p]
+        keys = [*self._index_keys(task, owner), f"{p}:terminal", f"{p}:seq", f"{p}:count"]
+        args = [task.id, _owner_tag(owner), *_fields(task), self.max_tasks or 0, f"{p}:task:"]
         if await self._script("create", _CREATE, keys, args) == 0:
             raise ConcurrentUpdateError(f"task {task.id} already exists")
         return StoredTask(task, 1, owner)
@@ -168,10 +207,8 @@ class RedisTaskStore(TaskStore):
 
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
         p = self.prefix
-        keys = [self._task_key(task.id), self._owner_key(owner), f"{p}:terminal", f"{p}:seq"]
-        body, ctx, state, ts, score, terminal = _fields(task)
-        args = [task.id, _owner_tag(owner), expected_version, body, ctx, state, ts, score]
-        args.append(terminal)
+        keys = [*self._index_keys(task, owner), f"{p}:terminal", f"{p}:seq"]
+        args = [task.id, _owner_tag(owner), expected_version, *_fields(task)]
         result = int(await self._script("save", _SAVE, keys, args))
         if result == 0:
             raise ConcurrentUpdateError(f"task {task.id} no longer exists")
@@ -183,18 +220,23 @@ class RedisTaskStore(TaskStore):
 
     async def delete(self, task_id: str, owner: str | None) -> bool:
         p = self.prefix
-        keys = [self._task_key(task_id), self._owner_key(owner), f"{p}:terminal", f"{p}:count"]
+        keys = [self._task_key(task_id), f"{p}:terminal", f"{p}:count"]
         return await self._script("delete", _DELETE, keys, [task_id, _owner_tag(owner)]) == 1
 
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
         cursor = decode_cursor(query.page_token) if query.page_token else None
         client = self._connected()
-        key = self._owner_key(owner)
+        if query.context_id is not None:
+            key = self._context_key(owner, query.context_id)
+        elif query.state is not None:
+            key = self._state_key(owner, query.state.value)
+        else:
+            key = self._owner_key(owner)
         after = query.status_after.timestamp() if query.status_after is not None else None
         # Scores are minus the status time (0 when undated): status >= after is score <= -after,
         # and for after > 0 that range already leaves undated tasks out.
         high = "+inf" if after is None else repr(-after)
-        per_task = query.context_id is not None or query.state is not None
+        per_task = query.context_id is not None and query.state is not None
         per_task = per_task or (after is not None and after <= 0)
         want = query.page_size + 1
         page: list[str] = []
@@ -204,11 +246,11 @@ class RedisTaskStore(TaskStore):
             else:
                 total = int(await client.zcount(key, "-inf", high))
             low = "-inf" if cursor is None else repr(cursor[0])
-            async for batch in _walk(client, key, low, high):
+            async for batch in _walk(client, key, low, high, want):
                 page.extend(i for i, s in batch if _after(s, i, cursor))
                 if len(page) >= want:
                     break
-        else:  # count every match: walk the owner's whole range once
+        else:  # count every match: walk the whole index once
             total = 0
             async for batch in _walk(client, key, "-inf", high):
                 matches = await self._matches(batch, query, after)
@@ -276,8 +318,13 @@ class RedisTaskStore(TaskStore):
 
 
 def _owner_tag(owner: str | None) -> str:
-    """Owners as key parts: None and every string stay distinct (``-``, ``=name``)."""
+    """The owner as stored in the task hash: None and every string stay distinct."""
     return "-" if owner is None else f"={owner}"
+
+
+def _owner_part(owner: str | None) -> str:
+    """The owner as a key part: no ``:`` inside, so keys cannot collide."""
+    return "-" if owner is None else "=" + quote(owner, safe="")
 
 
 def _fields(task: Task) -> tuple[str, str, str, str, str, str]:
@@ -303,15 +350,16 @@ def _after(score: float, task_id: str, cursor: tuple[float, str] | None) -> bool
 
 
 async def _walk(
-    client: Any, key: str, low: str, high: str
+    client: Any, key: str, low: str, high: str, first: int = _BATCH
 ) -> AsyncIterator[list[tuple[str, float]]]:
-    """The sorted set's (id, score) from ``low`` to ``high`` (inclusive), in batches."""
-    offset = 0
+    """The sorted set's (id, score) from ``low`` to ``high`` (inclusive), in growing batches."""
+    offset, size = 0, max(1, min(first, _BATCH))
     while True:
-        rows = await client.zrangebyscore(key, low, high, start=offset, num=_BATCH, withscores=True)
+        rows = await client.zrangebyscore(key, low, high, start=offset, num=size, withscores=True)
         if not rows:
             return
         yield [(_text(member), float(score)) for member, score in rows]
-        if len(rows) < _BATCH:
+        if len(rows) < size:
             return
         offset += len(rows)
+        size = min(size * 2, _BATCH)

@@ -177,8 +177,8 @@ class SqliteTaskStore(TaskStore):
         page_where, page_params = filters, list(params)
         if query.page_token:
             after_ts, after_id = decode_cursor(query.page_token)
-            page_where += " AND (sort_ts > ? OR (sort_ts = ? AND id > ?))"
-            page_params += [after_ts, after_ts, after_id]
+            page_where += " AND (sort_ts, id) > (?, ?)"  # a row value: an index range
+            page_params += [after_ts, after_id]
         page_sql = f"SELECT body FROM a2a_tasks WHERE {page_where} ORDER BY sort_ts, id LIMIT ?"
         page_params.append(query.page_size + 1)
 

@@ -1,3 +1,63 @@
-"""Serve CrewAI crews over A2A and call remote A2A agents from crews."""
+"""Serve CrewAI crews over A2A, and call remote A2A agents from crews.
+
+Serving::
+
+    from a2a_crewai import serve
+
+    serve(crew, port=8000)              # or: a2a serve my_module:crew
+
+Calling::
+
+    from a2a_crewai import RemoteA2AAgent, remote_agent_tool
+
+    tool = remote_agent_tool("http://localhost:8000")       # a CrewAI tool
+    member = RemoteA2AAgent.connect("http://localhost:8000")  # a crew member
+
+Names load on first use: importing the package does not import CrewAI.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .executor import CrewAgent
+    from .member import RemoteA2AAgent
+    from .serving import running_server, serve, serve_async
+    from .tools import A2ATool, remote_agent_tool
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "A2ATool",
+    "CrewAgent",
+    "RemoteA2AAgent",
+    "remote_agent_tool",
+    "running_server",
+    "serve",
+    "serve_async",
+]
+
+_LAZY = {
+    "CrewAgent": ".executor",
+    "RemoteA2AAgent": ".member",
+    "A2ATool": ".tools",
+    "remote_agent_tool": ".tools",
+    "serve": ".serving",
+    "serve_async": ".serving",
+    "running_server": ".serving",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,0 +1,91 @@
+"""From an A2A message to what a crew or agent is kicked off with.
+
+A crew takes named inputs that fill the ``{placeholders}`` of its tasks and
+agents. A data part holding a JSON object gives them by name; the text of
+the message fills one more: ``inputs_key`` when set, else the only
+placeholder the data left unfilled, else ``input``. A lone agent is
+kicked off with the task's conversation as chat messages instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from a2a_core.types import Message, Role
+
+__all__ = ["KickoffInputs", "chat_messages", "crew_inputs", "placeholders"]
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_\-]*)}")
+DEFAULT_KEY = "input"
+
+
+def _texts_of(target: Any) -> Iterable[str]:
+    for task in getattr(target, "tasks", None) or []:
+        yield str(getattr(task, "description", "") or "")
+        yield str(getattr(task, "expected_output", "") or "")
+    agents = getattr(target, "agents", None)
+    for agent in agents if agents is not None else [target]:
+        for attr in ("role", "goal", "backstory"):
+            yield str(getattr(agent, attr, "") or "")
+
+
+def placeholders(target: Any) -> list[str]:
+    """The ``{names}`` a crew's (or an agent's) texts expect, in order of appearance."""
+    found: dict[str, None] = {}
+    for text in _texts_of(target):
+        for match in _PLACEHOLDER.finditer(text):
+            found.setdefault(match.group(1), None)
+    return list(found)
+
+
+@dataclass(frozen=True, slots=True)
+class KickoffInputs:
+    """The inputs for ``crew.kickoff`` and the placeholders nothing filled."""
+
+    inputs: dict[str, Any]
+    missing: tuple[str, ...]
+
+
+def _message_parts(message: Message) -> tuple[str, dict[str, Any]]:
+    texts: list[str] = []
+    data: dict[str, Any] = {}
+    for part in message.parts:
+        if part.text is not None:
+            texts.append(part.text)
+        elif isinstance(part.data, dict):
+            for key, value in cast(dict[Any, Any], part.data).items():
+                data[str(key)] = value
+        elif part.data is not None:
+            texts.append(json.dumps(part.data, ensure_ascii=False))
+    return "\n".join(t for t in texts if t), data
+
+
+def crew_inputs(
+    message: Message, expected: Sequence[str], inputs_key: str | None = None
+) -> KickoffInputs:
+    """The kickoff inputs a message gives (see the module docstring for the rules)."""
+    text, inputs = _message_parts(message)
+    unfilled = [name for name in expected if name not in inputs]
+    if text:
+        key = inputs_key or (unfilled[0] if len(unfilled) == 1 else DEFAULT_KEY)
+        inputs.setdefault(key, text)
+    missing = tuple(name for name in expected if name not in inputs)
+    return KickoffInputs(inputs, missing)
+
+
+def chat_messages(history: Sequence[Message], current: Message) -> list[dict[str, str]]:
+    """A task's conversation as ``Agent.kickoff`` messages (the current message last)."""
+    turns = [m for m in history if m.message_id != current.message_id]
+    out: list[dict[str, str]] = []
+    for message in [*turns, current]:
+        text, data = _message_parts(message)
+        if data:
+            text = "\n".join(t for t in (text, json.dumps(data, ensure_ascii=False)) if t)
+        if text:
+            role = "user" if message.role is Role.USER else "assistant"
+            out.append({"role": role, "content": text})
+    return out

@@ -1,0 +1,415 @@
+"""``CrewAgent``: a CrewAI ``Crew`` (or a single ``Agent``) as an A2A agent executor.
+
+Each request runs on its own copy of the crew (one crew instance cannot run
+twice at once), in a worker thread of its own (CrewAI calls models and
+tools synchronously), at most ``max_parallel`` at a time. What the crew does
+reaches the client while it works:
+
+- task starts and completions, agent steps and tool use: WORKING status
+  updates (with a ``crewai`` metadata entry saying which event it was);
+- each task's output: an artifact of its own (``task-1``, ``task-2``...) when
+  ``per_task_artifacts`` is on; the crew's final output: the ``result``
+  artifact (text, plus a data part for structured output); with streaming
+  models (``Crew(stream=True)``) the outputs arrive token by token;
+- ``Task(human_input=True)``: the task goes INPUT_REQUIRED with the draft
+  answer, and the next message on the same task is the feedback;
+- cancel: the crew stops at its next step and the task ends CANCELED;
+- an exception: the task ends FAILED with a generic message (the details
+  are logged, never sent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from a2a_core.adapters import ResolvedAgent
+from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+from a2a_core.types import AgentSkill, Part, TaskState
+
+from . import _events
+from ._card import INPUT_MODES, OUTPUT_MODES, default_description, default_name, default_skill
+from ._inputs import chat_messages, crew_inputs, placeholders
+from ._runs import (
+    Canceled,
+    Chunk,
+    CrewRun,
+    Failed,
+    Finished,
+    NeedInput,
+    Progress,
+    TaskDone,
+)
+from ._work import start_worker
+
+__all__ = ["CrewAgent"]
+
+RESULT_ARTIFACT = "result"
+_CANCEL_WAIT_SECONDS = 3.0
+
+
+def _is_crew(target: object) -> bool:
+    from crewai import Crew
+
+    return isinstance(target, Crew)
+
+
+def _is_agent(target: object) -> bool:
+    from crewai.agents.agent_builder.base_agent import BaseAgent
+
+    return isinstance(target, BaseAgent)
+
+
+@dataclass
+class _Stream:
+    """An artifact being streamed: what was sent, and the chunk held back."""
+
+    text: str = ""
+    sent: bool = False
+    held: str | None = None
+
+
+class _Artifacts:
+    """Turns a run's chunks and outputs into artifact updates (one per task, plus ``result``).
+
+    A streamed artifact holds its latest chunk back so that the last one can
+    carry ``lastChunk``; when the final output differs from what was streamed
+    (a revised answer, tool-call turns), the whole output replaces it.
+    """
+
+    def __init__(self, run: CrewRun, per_task: bool) -> None:
+        self.run = run
+        self.per_task = per_task
+        self.streams: dict[str, _Stream] = {}
+        self.updater: TaskUpdater | None = None
+
+    def _target(self, index: int | None) -> tuple[str, str] | None:
+        count = self.run.task_count
+        if count <= 1 or index == count:
+            return RESULT_ARTIFACT, RESULT_ARTIFACT
+        if index is None or not self.per_task:
+            return None
+        return f"task-{index}", f"task {index}"
+
+    async def _send(
+        self, artifact_id: str, name: str, stream: _Stream, text: str, *, last: bool
+    ) -> None:
+        assert self.updater is not None
+        await self.updater.add_artifact(
+            text, artifact_id=artifact_id, name=name, append=stream.sent, last_chunk=last
+        )
+        stream.sent = True
+
+    async def chunk(self, item: Chunk) -> None:
+        target = self._target(item.task_index)
+        if target is None:
+            return
+        artifact_id, name = target
+        stream = self.streams.setdefault(artifact_id, _Stream())
+        if stream.held is not None:
+            await self._send(artifact_id, name, stream, stream.held, last=False)
+        stream.held = item.text
+        stream.text += item.text
+
+    async def flush(self) -> None:
+        """Send every held chunk (before pausing: the client sees the draft so far)."""
+        for artifact_id, stream in self.streams.items():
+            if stream.held is not None:
+                name = RESULT_ARTIFACT if artifact_id == RESULT_ARTIFACT else artifact_id
+                await self._send(artifact_id, name, stream, stream.held, last=False)
+                stream.held = None
+
+    async def _final(
+        self,
+        artifact_id: str,
+        name: str,
+        parts: list[Part],
+        text: str,
+        description: str | None = None,
+    ) -> None:
+        assert self.updater is not None
+        stream = self.streams.pop(artifact_id, None)
+        text_only = all(p.text is not None for p in parts)
+        if stream is not None and stream.held is not None and text_only and stream.text == text:
+            await self._send(artifact_id, name, stream, stream.held, last=True)
+            return
+        await self.updater.add_artifact(
+            parts,
+            artifact_id=artifact_id,
+            name=name,
+            description=description,
+            append=False,
+            last_chunk=True,
+        )
+
+    async def task_done(self, item: TaskDone) -> None:
+        if not self.per_task or item.index >= self.run.task_count:
+            return  # the last task's output is the crew's: it arrives as ``result``
+        await self._final(
+            f"task-{item.index}", item.name, item.parts, item.text, item.description or None
+        )
+
+    async def finish(self, item: Finished) -> None:
+        await self._final(RESULT_ARTIFACT, RESULT_ARTIFACT, item.parts, item.text)
+
+
+class CrewAgent(AgentExecutor):
+    """Serves a CrewAI ``Crew`` or ``Agent`` over A2A (see the module docstring).
+
+    - ``name``, ``description``, ``skills``, ``version``: what the card says
+      (default: from the crew's name, agents and tasks, or the agent's role and goal);
+    - ``max_parallel``: crews running at once in this process (others wait);
+    - ``inputs_key``: the kickoff input the message text fills (default: the
+      crew's only unfilled placeholder, else ``input``); a data part with a
+      JSON object gives named inputs;
+    - ``per_task_artifacts``: each task's output as an artifact of its own;
+    - ``stream``: forward model tokens as artifact chunks (default: ``crew.stream``);
+    - ``max_feedback_rounds``: revisions per human-input task before its answer is final;
+    - ``input_timeout``: how long a paused crew waits for the client's answer (seconds).
+    """
+
+    def __init__(
+        self,
+        crew_or_agent: Any,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        skills: Sequence[AgentSkill] | None = None,
+        version: str | None = None,
+        max_parallel: int = 4,
+        inputs_key: str | None = None,
+        per_task_artifacts: bool = True,
+        stream: bool | None = None,
+        max_feedback_rounds: int = 1,
+        input_timeout: float = 3600.0,
+    ) -> None:
+        if _is_crew(crew_or_agent):
+            self.is_crew = True
+        elif _is_agent(crew_or_agent):
+            self.is_crew = False
+        else:
+            kind = type(crew_or_agent).__name__
+            raise TypeError(f"CrewAgent serves a crewai.Crew or crewai.Agent, not {kind}")
+        if max_parallel < 1:
+            raise ValueError("max_parallel must be at least 1")
+        if max_feedback_rounds < 1:
+            raise ValueError("max_feedback_rounds must be at least 1")
+        self.target = crew_or_agent
+        self.name = name or default_name(crew_or_agent)
+        self.description = description or default_description(crew_or_agent)
+        self.expected_inputs = placeholders(crew_or_agent)
+        self.skills = list(
+            skills
+            if skills is not None
+            else [default_skill(crew_or_agent, self.name, self.description, self.expected_inputs)]
+        )
+        self.version = version
+        self.max_parallel = max_parallel
+        self.inputs_key = inputs_key
+        self.per_task_artifacts = per_task_artifacts
+        self.stream = bool(getattr(crew_or_agent, "stream", False)) if stream is None else stream
+        self.max_feedback_rounds = max_feedback_rounds
+        self.input_timeout = input_timeout
+        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._active: dict[str, CrewRun] = {}
+        self._paused: dict[str, CrewRun] = {}
+
+    def resolved(self) -> ResolvedAgent:
+        """This executor with its card defaults (what the plugin hands to the core)."""
+        return ResolvedAgent(
+            self,
+            name=self.name,
+            description=self.description,
+            version=self.version,
+            skills=self.skills,
+            input_modes=INPUT_MODES,
+            output_modes=OUTPUT_MODES,
+            adapter="crewai",
+        )
+
+    # -- execution ------------------------------------------------------------------
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        paused = self._paused.pop(context.task_id, None) if context.is_continuation else None
+        if paused is not None and not paused.finished.is_set() and not paused.cancelled:
+            await self._continue(paused, context, updater)
+        else:
+            await self._start(context, updater)
+
+    async def cancel(self, context: RequestContext, updater: TaskUpdater) -> None:
+        """Stop the crew (the token already did) and give it a moment to reach its next step."""
+        run = self._active.get(context.task_id)
+        if run is None:
+            return
+        run.cancel()
+        await asyncio.to_thread(run.finished.wait, _CANCEL_WAIT_SECONDS)
+
+    def _slot(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        slot = self._slots.get(loop)
+        if slot is None:
+            slot = self._slots[loop] = asyncio.Semaphore(self.max_parallel)
+        return slot
+
+    def _kickoff(self, run: CrewRun, context: RequestContext) -> Callable[[], Any] | str:
+        """The call that runs a fresh copy for this request, or why it cannot run."""
+        copy = self.target.copy()
+        if self.is_crew:
+            plan = crew_inputs(context.message, self.expected_inputs, self.inputs_key)
+            if plan.missing:
+                example = json.dumps(dict.fromkeys(plan.missing, "..."))
+                return (
+                    f"This crew needs the inputs {', '.join(plan.missing)}: send them as a "
+                    f"data part holding a JSON object, e.g. {example}"
+                )
+            agents = [*copy.agents, *([copy.manager_agent] if copy.manager_agent else [])]
+            if getattr(copy, "manager_llm", None) is None or copy.manager_agent is not None:
+                run.agent_ids = {str(a.id) for a in agents}  # else: a manager joins at kickoff
+            run.task_ids = {str(t.id): i for i, t in enumerate(copy.tasks, start=1)}
+            run.task_count = len(copy.tasks)
+            if self.stream:
+                copy.stream = False  # we read the tokens from the event bus instead
+                for agent in agents:
+                    _stream_llm(agent)
+            inputs = plan.inputs
+            return lambda: copy.kickoff(inputs=inputs)
+        run.agent_ids = {str(copy.id)}
+        if self.stream:
+            _stream_llm(copy)
+        messages = chat_messages(context.task.history, context.message)
+        if not messages:
+            return "Send a message with some text for the agent to work on"
+        return lambda: copy.kickoff(messages=messages)
+
+    async def _start(self, context: RequestContext, updater: TaskUpdater) -> None:
+        loop = asyncio.get_running_loop()
+        run = CrewRun(
+            task_id=context.task_id,
+            loop=loop,
+            input_timeout=self.input_timeout,
+            max_feedback_rounds=self.max_feedback_rounds,
+        )
+        kickoff = self._kickoff(run, context)
+        if isinstance(kickoff, str):
+            await updater.fail(kickoff)
+            return
+        _events.install()
+        slot = self._slot()
+        await slot.acquire()
+        holder = _SlotHolder(slot)
+        if context.cancellation.cancelled:
+            holder.release()
+            return
+        run.holder = holder
+        run.writer = _Artifacts(run, self.per_task_artifacts)
+        self._active[context.task_id] = run
+        context.cancellation.on_cancel(run.cancel)
+        try:
+            await updater.start_work(f"{self.name} started")
+            start_worker(run, kickoff, lambda: _call_soon(loop, self._worker_done, run))
+        except BaseException:
+            holder.release()
+            self._active.pop(context.task_id, None)
+            raise
+        await self._drive(run, context, updater)
+
+    async def _continue(self, run: CrewRun, context: RequestContext, updater: TaskUpdater) -> None:
+        slot = self._slot()
+        await slot.acquire()
+        if run.finished.is_set():  # it gave up waiting (timeout) while we waited for a slot
+            slot.release()
+            await self._start(context, updater)
+            return
+        run.holder = _SlotHolder(slot)
+        self._active[context.task_id] = run
+        context.cancellation.on_cancel(run.cancel)
+        run.resume(_answer_text(context))
+        await self._drive(run, context, updater)
+
+    async def _drive(self, run: CrewRun, context: RequestContext, updater: TaskUpdater) -> None:
+        """Relay the run's reports until it ends or pauses for input."""
+        writer = cast(_Artifacts, run.writer)
+        writer.updater = updater
+        try:
+            while True:
+                item = await run.reports.get()
+                if isinstance(item, Progress):
+                    await updater.update_status(
+                        TaskState.WORKING, item.text, metadata=item.metadata
+                    )
+                elif isinstance(item, Chunk):
+                    await writer.chunk(item)
+                elif isinstance(item, TaskDone):
+                    await writer.task_done(item)
+                elif isinstance(item, NeedInput):
+                    await writer.flush()
+                    self._paused[context.task_id] = run
+                    run.pause()
+                    run.holder.release()  # a waiting crew does not hold a slot
+                    await updater.update_status(
+                        TaskState.INPUT_REQUIRED, item.question, metadata=item.metadata
+                    )
+                    return
+                elif isinstance(item, Finished):
+                    await writer.finish(item)
+                    await updater.complete()
+                    return
+                elif isinstance(item, Failed):
+                    if run.cancelled:
+                        return
+                    raise item.error
+                elif isinstance(item, Canceled):  # pyright: ignore[reportUnnecessaryIsInstance]
+                    return
+        except asyncio.CancelledError:
+            run.cancel()
+            raise
+        finally:
+            if self._active.get(context.task_id) is run:
+                del self._active[context.task_id]
+
+    def _worker_done(self, run: CrewRun) -> None:
+        """On the loop, once the worker thread ended: free its slot, forget it if paused."""
+        run.holder.release()
+        if self._paused.get(run.task_id) is run:
+            del self._paused[run.task_id]
+
+
+class _SlotHolder:
+    """One acquisition of a semaphore, released at most once."""
+
+    __slots__ = ("_held", "_slot")
+
+    def __init__(self, slot: asyncio.Semaphore) -> None:
+        self._slot = slot
+        self._held = True
+
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            self._slot.release()
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., None], *args: Any) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop is closed: nothing left to release
+        loop.call_soon_threadsafe(func, *args)
+
+
+def _stream_llm(agent: Any) -> None:
+    """Make an agent's (copied) model emit stream chunk events."""
+    llm = getattr(agent, "llm", None)
+    if llm is not None and hasattr(llm, "stream"):
+        with contextlib.suppress(AttributeError, ValueError, TypeError):
+            llm.stream = True
+
+
+def _answer_text(context: RequestContext) -> str:
+    message = context.message
+    texts = [p.text for p in message.parts if p.text is not None]
+    texts += [json.dumps(p.data, ensure_ascii=False) for p in message.parts if p.data is not None]
+    return "\n".join(texts)

@@ -1,0 +1,156 @@
+"""A remote A2A agent as a crew member.
+
+``RemoteA2AAgent`` is a CrewAI agent whose work is done by a remote A2A
+agent: a task assigned to it (or delegated to it by a coworker or a
+manager) is sent to the remote agent, with the task's expected output and
+the context from earlier tasks, and the remote answer is the task's output.
+It has no model of its own. Its role, goal and backstory come from the
+remote card unless given, cleaned, bounded and labelled as untrusted.
+
+When the remote agent needs more input, the output says so (with the
+question) and the remote task is kept: the next task this member works on
+in the same request continues it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from a2a_core.client import A2AClient, sanitize_text
+from a2a_core.types import AgentCard
+from crewai.agents.agent_builder.base_agent import BaseAgent
+from crewai.tools import BaseTool
+from pydantic import PrivateAttr
+
+from ._remote import RemoteAgent, card_description
+
+__all__ = ["RemoteA2AAgent"]
+
+CONTINUE_HINT = "A new task for this agent continues the same request with its answer."
+
+
+def _task_message(task: Any, context: str | None) -> str:
+    parts = [str(getattr(task, "description", "") or "")]
+    expected = getattr(task, "expected_output", None)
+    if expected:
+        parts.append(f"Expected output: {expected}")
+    if context:
+        parts.append(f"Context:\n{context}")
+    return "\n\n".join(p for p in parts if p)
+
+
+class RemoteA2AAgent(BaseAgent):
+    """A crew member backed by the remote A2A agent at ``url``.
+
+    Build it with ``RemoteA2AAgent.connect(url)`` (fills role, goal and
+    backstory from the card), or give them yourself:
+    ``RemoteA2AAgent(url=..., role=..., goal=..., backstory=...)``.
+    """
+
+    url: str
+    function_calling_llm: Any = None
+    step_callback: Any = None
+    _remote: RemoteAgent | None = PrivateAttr(default=None)
+
+    @classmethod
+    def connect(
+        cls,
+        url: str,
+        *,
+        role: str | None = None,
+        goal: str | None = None,
+        backstory: str | None = None,
+        card: AgentCard | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 300.0,
+        max_answer_chars: int = 20_000,
+        client: A2AClient | None = None,
+        **fields: Any,
+    ) -> RemoteA2AAgent:
+        """A member for the agent at ``url``; its card is fetched now (unless given).
+
+        Other keywords are CrewAI agent fields (``allow_delegation``, ``verbose``...).
+        """
+        remote = RemoteAgent(
+            url,
+            card=card,
+            headers=headers,
+            timeout=timeout,
+            max_answer_chars=max_answer_chars,
+            client=client,
+        )
+        found = remote.card()
+        name = sanitize_text(found.name, 80, single_line=True) or "Remote agent"
+        agent = cls(
+            url=url,
+            role=role or name,
+            goal=goal or f"Complete the tasks given to the remote A2A agent {name!r}.",
+            backstory=backstory or card_description(found, url, how="A crew member backed by"),
+            **fields,
+        )
+        agent._remote = remote
+        return agent
+
+    @property
+    def remote(self) -> RemoteAgent:
+        """The remote agent that does this member's work."""
+        if self._remote is None:
+            self._remote = RemoteAgent(self.url)
+        return self._remote
+
+    @property
+    def last_messages(self) -> list[Any]:  # read by CrewAI when a task fails
+        return []
+
+    def copy(self) -> RemoteA2AAgent:  # type: ignore[override]
+        """A copy for a concurrent run; it shares the connection and conversation state."""
+        clone = super().copy()
+        clone._remote = self._remote
+        return clone
+
+    # -- work ---------------------------------------------------------------------------
+    def execute_task(
+        self, task: Any, context: str | None = None, tools: list[BaseTool] | None = None
+    ) -> str:
+        from crewai.events import crewai_event_bus
+        from crewai.events.types.agent_events import (
+            AgentExecutionCompletedEvent,
+            AgentExecutionErrorEvent,
+            AgentExecutionStartedEvent,
+        )
+
+        message = _task_message(task, context)
+        crewai_event_bus.emit(
+            self,
+            AgentExecutionStartedEvent(agent=self, task=task, tools=tools, task_prompt=message),
+        )
+        try:
+            output = self.remote.ask(message).for_model(CONTINUE_HINT)
+        except Exception as exc:
+            crewai_event_bus.emit(
+                self, AgentExecutionErrorEvent(agent=self, task=task, error=type(exc).__name__)
+            )
+            raise
+        crewai_event_bus.emit(
+            self, AgentExecutionCompletedEvent(agent=self, task=task, output=output)
+        )
+        return output
+
+    async def aexecute_task(
+        self, task: Any, context: str | None = None, tools: list[BaseTool] | None = None
+    ) -> str:
+        return await asyncio.to_thread(self.execute_task, task, context, tools)
+
+    def create_agent_executor(self, tools: list[BaseTool] | None = None) -> None:
+        return None
+
+    def get_delegation_tools(self, agents: Sequence[BaseAgent]) -> list[BaseTool]:
+        return []
+
+    def get_platform_tools(self, apps: Any) -> list[BaseTool]:
+        return []
+
+    def get_mcp_tools(self, mcps: Any) -> list[BaseTool]:
+        return []

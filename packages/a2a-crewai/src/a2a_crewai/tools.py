@@ -1,0 +1,129 @@
+"""A remote A2A agent as a CrewAI tool.
+
+``remote_agent_tool(url)`` fetches the agent's card and builds an
+``A2ATool``: its name comes from the card's name, its description from the
+card's description and skills, cleaned, bounded and labelled as untrusted
+text from a remote agent (a hostile card must not be able to instruct the
+model). The tool is synchronous, as CrewAI requires, and safe to call from
+any thread, including one whose event loop is running.
+
+Calling it sends the model's ``message`` (and optional ``data``) and returns
+the remote answer as text. When the remote agent needs more input, the tool
+returns its question and keeps the remote task: the next call (in the same
+served request, or anywhere outside a served crew) answers that question
+on the same remote task. Failures come back as text the model can act on;
+only a cancel of the local task stops the crew.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from a2a_core.client import A2AClient
+from a2a_core.types import AgentCard
+from crewai.tools import BaseTool
+from crewai.utilities.string_utils import sanitize_tool_name
+from pydantic import BaseModel, Field, PrivateAttr
+
+from ._remote import RemoteAgent, card_description
+
+__all__ = ["A2ATool", "A2AToolInput", "remote_agent_tool"]
+
+CONTINUE_HINT = "Call this tool again with the answer: it continues the same request."
+
+
+class A2AToolInput(BaseModel):
+    """What the model sends to the remote agent."""
+
+    message: str = Field(description="What to ask or tell the agent, in plain language.")
+    data: dict[str, Any] | None = Field(
+        default=None,
+        description="Optional structured data (a JSON object) to send along with the message.",
+    )
+
+
+def _never_cache(_args: Any = None, _result: Any = None) -> bool:
+    """Remote answers are not cached: the same question may get a new answer."""
+    return False
+
+
+def tool_name(card_name: str, fallback: str = "remote_agent") -> str:
+    """A tool name models accept (lowercase ``[a-z0-9_]``, at most 64 characters)."""
+    return sanitize_tool_name(card_name) or fallback
+
+
+class A2ATool(BaseTool):
+    """A CrewAI tool whose work is done by a remote A2A agent (build it with
+    ``remote_agent_tool`` or ``A2ATool.from_remote``)."""
+
+    name: str = "remote_agent"
+    description: str = "Ask a remote A2A agent."
+    args_schema: type[BaseModel] = A2AToolInput
+    cache_function: Any = _never_cache
+    url: str = ""
+    _remote: RemoteAgent | None = PrivateAttr(default=None)
+
+    @classmethod
+    def from_remote(
+        cls, remote: RemoteAgent, *, name: str | None = None, description: str | None = None
+    ) -> A2ATool:
+        """A tool for ``remote`` (its card is fetched now when name or description is missing)."""
+        if name is None or description is None:
+            card = remote.card()
+            name = name or tool_name(card.name)
+            description = description or card_description(card, remote.url, how="Ask")
+        tool = cls(name=name, description=description, url=remote.url)
+        tool._remote = remote
+        return tool
+
+    @property
+    def remote(self) -> RemoteAgent:
+        """The remote agent this tool talks to."""
+        if self._remote is None:
+            self._remote = RemoteAgent(self.url)
+        return self._remote
+
+    def _run(self, message: str, data: dict[str, Any] | None = None) -> str:
+        return self.remote.ask(message, data).for_model(CONTINUE_HINT)
+
+    def close(self) -> None:
+        """Close the connection to the remote agent (it reopens on the next use)."""
+        if self._remote is not None:
+            self._remote.close()
+
+
+def remote_agent_tool(
+    url: str,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    card: AgentCard | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 300.0,
+    max_answer_chars: int = 20_000,
+    client: A2AClient | None = None,
+    **connect_options: Any,
+) -> A2ATool:
+    """A CrewAI tool for the A2A agent at ``url`` (its card is fetched now, unless given).
+
+    - ``name`` / ``description``: override what the card says (your own text
+      is trusted and used as is);
+    - ``headers``: sent with every request (e.g. ``{"Authorization": "Bearer ..."}``);
+    - ``timeout``: seconds one call may take, the remote work included;
+    - ``max_answer_chars``: longer answers are cut;
+    - ``client``: a connected ``A2AClient`` to use instead (on the tool's
+      private loop only: prefer ``url``);
+    - other keywords go to ``A2AClient.connect`` (``card_url``, ``auth``,
+      ``preferred_bindings``...).
+    """
+    remote = RemoteAgent(
+        url,
+        card=card,
+        headers=headers,
+        timeout=timeout,
+        max_answer_chars=max_answer_chars,
+        client=client,
+        **connect_options,
+    )
+    return A2ATool.from_remote(remote, name=name, description=description)

@@ -1,0 +1,47 @@
+"""The core's adapter conformance suite, for CrewAI crews run offline by scripted models."""
+
+from __future__ import annotations
+
+import uuid
+
+from a2a_core.testing import AdapterConformance, Scenario
+from crewai_fakes import ScriptedLLM, echo_crew, ticking_crew, when_crew_fails
+
+
+def make_crew(scenario: Scenario) -> object:
+    match scenario.name:
+        case "echo":
+            return echo_crew()
+        case "stream":
+            return echo_crew(stream=True)
+        case "ask":
+            return echo_crew(human_input=True)
+        case "slow":
+            name = f"slow-{uuid.uuid4().hex}"
+            crew, _ = ticking_crew(name, on_tick=scenario.probe.mark_started)
+            when_crew_fails(name, scenario.probe.mark_stopped)
+            return crew
+        case "fail":
+            failing = ScriptedLLM(model="fail-fake", script=[RuntimeError(scenario.secret)])
+            return echo_crew(llm=failing)
+
+
+class TestCrewAIAdapter(AdapterConformance):
+    """In process, JSON-RPC 1.0."""
+
+    entry_point_name = "crewai"
+
+    def make_agent(self, scenario: Scenario) -> object | None:
+        return make_crew(scenario)
+
+
+class TestCrewAIAdapterOverHttp(AdapterConformance):
+    """On a real socket, HTTP+JSON, A2A 0.3."""
+
+    entry_point_name = "crewai"
+    over_socket = True
+    binding = "HTTP+JSON"
+    protocol_version = "0.3"
+
+    def make_agent(self, scenario: Scenario) -> object | None:
+        return make_crew(scenario)

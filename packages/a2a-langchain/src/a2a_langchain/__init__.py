@@ -24,13 +24,20 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .agent import LangChainAgent, a2a_context
+    from .runnable import RemoteA2ARunnable
     from .serving import running_server, serve, serve_async
+    from .tools import A2AToolkit, RemoteAgentTool, aremote_agent_tool, remote_agent_tool
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "A2AToolkit",
     "LangChainAgent",
+    "RemoteA2ARunnable",
+    "RemoteAgentTool",
     "a2a_context",
+    "aremote_agent_tool",
+    "remote_agent_tool",
     "running_server",
     "serve",
     "serve_async",
@@ -39,9 +46,14 @@ __all__ = [
 _LAZY = {
     "LangChainAgent": ".agent",
     "a2a_context": ".agent",
+    "RemoteA2ARunnable": ".runnable",
     "serve": ".serving",
     "serve_async": ".serving",
     "running_server": ".serving",
+    "A2AToolkit": ".tools",
+    "RemoteAgentTool": ".tools",
+    "remote_agent_tool": ".tools",
+    "aremote_agent_tool": ".tools",
 }
 
 

@@ -115,13 +115,13 @@ async def test_prefixes_keep_deployments_apart(redis_prefix: str) -> None:
 
 async def test_deleted_and_evicted_tasks_leave_no_keys_behind(redis_prefix: str) -> None:
     store = open_task_store(f"{REDIS_URL}?prefix={redis_prefix}&max_tasks=2")
-    client = aioredis.from_url(REDIS_URL)
+    client = aioredis.from_url(REDIS_URL, decode_responses=True)
     try:
         for i in range(4):
             state = TaskState.COMPLETED if i < 3 else TaskState.WORKING
             await store.create(make_task(f"t{i}", state=state), ALICE if i % 2 else None)
         await store.delete("t3", ALICE)
-        keys = sorted(k.decode() for k in await client.keys(f"{redis_prefix}:*"))
+        keys = sorted(await client.keys(f"{redis_prefix}:*"))
         # t0, t1 were evicted (oldest terminal), t3 deleted: only t2, its indexes and the counters.
         assert keys == [
             f"{redis_prefix}:{name}"
@@ -135,9 +135,9 @@ async def test_deleted_and_evicted_tasks_leave_no_keys_behind(redis_prefix: str)
                 "terminal",
             )
         ]
-        assert int(await client.get(f"{redis_prefix}:count")) == 1
+        assert await client.get(f"{redis_prefix}:count") == "1"
         for index in ("owner:-", "ctx:-:ctx-1", "state:-:TASK_STATE_COMPLETED", "terminal"):
-            assert await client.zrange(f"{redis_prefix}:{index}", 0, -1) == [b"t2"]
+            assert await client.zrange(f"{redis_prefix}:{index}", 0, -1) == ["t2"]
     finally:
         await client.aclose()
         await store.aclose()

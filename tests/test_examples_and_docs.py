@@ -86,10 +86,15 @@ def test_demo_hybrid_card_serves_both_versions(demo: dict[str, dict[str, Any]]) 
     assert hybrid["supportedInterfaces"] == demo["A2A 1.0 / agent card"]["supportedInterfaces"]
 
 
+# A block that shows code for a framework the reader brings (not installed here)
+# starts with this comment and is not run; every other python block is.
+ILLUSTRATION = "# illustration:"
+
 BLOCKS = [
     (doc, number, block)
     for doc in DOCS
     for number, block in enumerate(PYTHON_BLOCK.findall(doc.read_text()), start=1)
+    if not block.startswith(ILLUSTRATION)
 ]
 
 

@@ -67,7 +67,7 @@ def test_disable_autoload_keeps_builtins_only() -> None:
     assert TEST_PLUGIN not in names
     assert FRAGILE not in names
     assert pm.is_blocked(TEST_PLUGIN)
-    assert set(registered_task_stores(pm)) == {"memory"}
+    assert set(registered_task_stores(pm)) == {"memory", "sqlite", "redis", "rediss"}
 
 
 @pytest.mark.parametrize("value", ["true", "YES", "on"])

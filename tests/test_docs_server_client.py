@@ -192,3 +192,26 @@ def test_index_lists_every_page() -> None:
     assert not missing, f"docs/index.md does not list: {', '.join(missing)}"
     for page in ("server.md", "client.md", "cli.md", "testing.md", "plugins/hooks.md"):
         assert page in linked
+
+
+def anchors(page: Path) -> set[str]:
+    """GitHub's heading anchors of a Markdown page."""
+    text = re.sub(r"^```.*?^```$", "", page.read_text(), flags=re.MULTILINE | re.DOTALL)
+    headings = re.findall(r"^#+ (.+)$", text, re.MULTILINE)
+    return {re.sub(r"[^\w\- ]", "", h.lower()).strip().replace(" ", "-") for h in headings}
+
+
+@pytest.mark.parametrize("doc", [*DOCS, ROOT / "docs" / "index.md"], ids=lambda d: d.name)
+def test_relative_links_resolve(doc: Path) -> None:
+    """Every relative link names an existing file, and every #anchor an existing heading."""
+    problems: list[str] = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", doc.read_text()):
+        if re.match(r"[a-z]+:", target):
+            continue  # an absolute URL
+        path, _, anchor = target.partition("#")
+        page = (doc.parent / path).resolve() if path else doc
+        if not page.exists():
+            problems.append(f"{target}: no such file")
+        elif anchor and page.suffix == ".md" and anchor not in anchors(page):
+            problems.append(f"{target}: no such heading")
+    assert not problems, f"broken links in {doc.name}: " + "; ".join(problems)

@@ -226,7 +226,7 @@ def create_app(
     - ``max_body_bytes`` (default ``limits.max_bytes``, 10 MiB) and ``limits``
       (JSON depth, parts, history): bounds on what a client can send.
     - ``card_max_age``: ``Cache-Control: max-age`` of the card, in seconds.
-    - ``authenticate``: ``async (scope, headers) -> Principal | None``. When
+    - ``authenticate``: ``async (headers) -> Principal | None`` (headers lower-cased). When
       the card declares security (``require_auth`` None derives it from the
       card), None means 401.
     - ``sse_ping_interval`` / ``sse_send_timeout``: keep-alive comments on

@@ -48,7 +48,7 @@ from .base import (
     sort_key,
 )
 
-__all__ = ["RedisTaskStore", "import_redis"]
+__all__ = ["RedisTaskStore"]
 
 EXTRA_HINT = "pip install 'a2a-adapters-core[redis]'"
 _BATCH = 256
@@ -124,7 +124,7 @@ return 1
 )
 
 
-def import_redis() -> Any:
+def _import_redis() -> Any:
     """``redis.asyncio``, or an ImportError that names the extra to install."""
     try:
         return importlib.import_module("redis.asyncio")
@@ -139,7 +139,8 @@ class RedisTaskStore(TaskStore):
     ``rediss://`` for TLS); the client connects on first use. Pass ``client``
     (a ``redis.asyncio.Redis``) to share one you own: the store then never
     closes it. ``max_tasks`` (default: unbounded) evicts the least recently
-    updated terminal tasks of the whole prefix on ``create``.
+    updated terminal tasks of the whole prefix on ``create``. Use a store from
+    one event loop: redis-py binds its connections to the loop that opened them.
     """
 
     def __init__(
@@ -154,7 +155,7 @@ class RedisTaskStore(TaskStore):
             raise ValueError("the key prefix must not be empty")
         if max_tasks is not None and max_tasks <= 0:
             raise ValueError("max_tasks must be > 0")
-        self._module: Any = import_redis() if client is None else None
+        self._module: Any = _import_redis() if client is None else None
         self.url = url
         self.prefix = prefix
         self.max_tasks = max_tasks

@@ -523,6 +523,37 @@ async def test_interrupt_becomes_input_required_and_the_reply_resumes(stream: bo
         assert done.text == "got {'city': 'Rome'}"
 
 
+async def test_an_interrupt_without_a_checkpointer_fails_with_a_clear_message() -> None:
+    async def ask(state: MessagesState) -> dict[str, Any]:
+        interrupt("Which city?")
+        return {}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", END)
+    async with served(builder.compile()) as client:
+        result = await client.send("weather")
+    assert result.state is TaskState.FAILED
+    assert "no checkpointer" in result.text
+
+
+async def test_task_conversations_still_resume_a_checkpointed_graph() -> None:
+    async with served(interrupting_graph("Name?"), conversation="task") as client:
+        paused = await client.send("start")
+        done = await client.send("Grace", task=paused)
+    assert done.text == "got 'Grace'"
+
+
+def test_questions_stay_in_the_conversation_and_progress_does_not() -> None:
+    from a2a_langchain._convert import to_lc_messages
+
+    question = Message.agent("Which city?", metadata={PROGRESS_KEY: {"interrupts": ["i1"]}})
+    progress = Message.agent("Calling tool x", metadata={PROGRESS_KEY: {"progress": "tool"}})
+    texts = [m.text for m in to_lc_messages([Message.user("hi"), progress, question])]
+    assert texts == ["hi", "Which city?"]
+
+
 async def test_text_reply_resumes_with_text() -> None:
     async with served(interrupting_graph("Name?")) as client:
         paused = await client.send("start")

@@ -42,7 +42,8 @@ _MAX_INLINE_TEXT = 1_000_000
 
 def is_progress(message: Message) -> bool:
     """Whether ``message`` is a progress update this adapter emitted (tool calls...)."""
-    return bool(message.metadata and PROGRESS_KEY in message.metadata)
+    mine = (message.metadata or {}).get(PROGRESS_KEY)
+    return isinstance(mine, Mapping) and "progress" in mine
 
 
 def data_text(data: Any) -> str:

@@ -21,6 +21,7 @@ server's generic message (the details are logged, never sent).
 from __future__ import annotations
 
 import asyncio
+import logging
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, cast
@@ -50,6 +51,12 @@ CONTEXT_KEY = "a2a_context"
 """The ``configurable`` key holding the A2A ``RequestContext`` of a run."""
 
 Conversation = Literal["auto", "thread", "task"]
+
+logger = logging.getLogger("a2a_langchain")
+
+UNRESUMABLE_TEXT = (
+    "The agent asked for input but cannot be resumed (its graph has no checkpointer)."
+)
 
 _QUESTION_KEYS = ("question", "prompt", "message", "text", "query", "content")
 
@@ -153,11 +160,9 @@ class LangChainAgent(AgentExecutor):
             answer_model = [answer_model]
         self.answer_model: tuple[str, ...] = tuple(answer_model or ())
         self.stream = stream
-        self.threaded = (
-            conversation == "thread"
-            if conversation != "auto"
-            else self.graph and has_checkpointer(runnable)
-        )
+        self.resumable = self.graph and has_checkpointer(runnable)
+        """Whether an interrupted run can be resumed (a graph with a checkpointer)."""
+        self.threaded = conversation == "thread" if conversation != "auto" else self.resumable
         self.config: RunnableConfig = config or {}
         self.tool_updates: ToolUpdates = tool_updates
         self._thread_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
@@ -214,7 +219,7 @@ class LangChainAgent(AgentExecutor):
         return list(getattr(state, "interrupts", ()) or ())
 
     async def _input(self, context: RequestContext, config: RunnableConfig) -> Any:
-        if self.threaded and context.is_continuation:
+        if self.resumable and context.is_continuation:
             pending = await self._pending_interrupts(config)
             if pending:
                 return _resume(pending, context.message)
@@ -222,7 +227,7 @@ class LangChainAgent(AgentExecutor):
 
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
         config = self.run_config(context)
-        if not self.threaded:
+        if not (self.threaded or self.resumable):
             await self._run(context, updater, config)
             return
         thread_id = str(cast(Mapping[str, Any], config.get("configurable") or {})["thread_id"])
@@ -250,6 +255,14 @@ class LangChainAgent(AgentExecutor):
             if isinstance(output, Mapping) and "__interrupt__" in output:
                 found = cast(Mapping[str, Any], output)["__interrupt__"]
                 mapper.interrupts.extend(cast(Sequence[Any], found or ()))
+        if mapper.interrupts and not self.resumable:
+            logger.warning(
+                "agent %r: the graph called interrupt() but has no checkpointer, so it can "
+                "never be resumed; compile it with one (e.g. checkpointer=InMemorySaver())",
+                self.name,
+            )
+            await updater.fail(UNRESUMABLE_TEXT)
+            return
         if mapper.interrupts:
             await mapper.answer.finish([])
             await updater.require_input(_question(updater, mapper.interrupts))

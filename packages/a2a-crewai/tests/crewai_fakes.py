@@ -1,110 +1,34 @@
-"""Offline CrewAI pieces for the tests: scripted models, tools and small crews.
-
-``ScriptedLLM`` answers from a script: text, OpenAI-style tool calls, an
-exception to raise, or a function of the messages (for answers that depend
-on the request). When CrewAI streams (``llm.stream``), text answers are
-emitted word by word as stream chunk events, like a real streaming model.
-"""
+"""Offline CrewAI pieces for the tests: small crews and tools around ``ScriptedLLM``."""
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from a2a_crewai.testing import ScriptedLLM, last_user_text, tool_call, tool_result_text
 from crewai import Agent, BaseLLM, Crew, Task
 from crewai.events import crewai_event_bus
 from crewai.events.types.crew_events import CrewKickoffFailedEvent
-from crewai.llms.base_llm import llm_call_context
 from crewai.tools import BaseTool
 from pydantic import BaseModel, Field, PrivateAttr
 
-Step = Any  # str | list[dict] | BaseException | Callable[[list[dict], list | None], Any]
-
-
-def tool_call(name: str, **arguments: Any) -> list[dict[str, Any]]:
-    """One OpenAI-style tool call, as a model would return it."""
-    return [
-        {
-            "id": f"call_{name}",
-            "type": "function",
-            "function": {"name": name, "arguments": json.dumps(arguments)},
-        }
-    ]
-
-
-def last_user_text(messages: Any) -> str:
-    if isinstance(messages, str):
-        return messages
-    for message in reversed(messages):
-        if message.get("role") == "user":
-            return str(message.get("content") or "")
-    return ""
-
-
-def tool_result_text(messages: Any) -> str:
-    """The content of the latest tool result in the conversation."""
-    for message in reversed(messages):
-        if message.get("role") == "tool":
-            return str(message.get("content") or "")
-    return ""
-
-
-class ScriptedLLM(BaseLLM):
-    """A model that answers from ``script`` (the last step repeats)."""
-
-    script: list[Any] = Field(default_factory=list)
-    delay: float = 0.0
-    calls: list[dict[str, Any]] = Field(default_factory=list)
-    _i: int = PrivateAttr(default=0)
-
-    def supports_function_calling(self) -> bool:
-        return True
-
-    def supports_stop_words(self) -> bool:
-        return False
-
-    def get_context_window_size(self) -> int:
-        return 8192
-
-    def get_input_tokens_count(
-        self, messages: Any, tools: Any = None, response_model: Any = None
-    ) -> int:
-        return 0
-
-    def call(  # type: ignore[override]
-        self,
-        messages: Any,
-        tools: Any = None,
-        callbacks: Any = None,
-        available_functions: Any = None,
-        from_task: Any = None,
-        from_agent: Any = None,
-        response_model: Any = None,
-    ) -> Any:
-        self.calls.append({"messages": messages, "tools": tools})
-        step = self.script[min(self._i, len(self.script) - 1)]
-        self._i += 1
-        if self.delay:
-            time.sleep(self.delay)
-        if callable(step) and not isinstance(step, type):
-            step = step(messages, tools)
-        if isinstance(step, BaseException):
-            raise step
-        if isinstance(step, str) and self.stream:
-            with llm_call_context():
-                words = step.split(" ")
-                for i, word in enumerate(words):
-                    chunk = word if i == len(words) - 1 else word + " "
-                    self._emit_stream_chunk_event(chunk, from_task=from_task, from_agent=from_agent)
-        return step
-
-    async def acall(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-        return self.call(*args, **kwargs)
-
+__all__ = [
+    "AdderTool",
+    "ScriptedLLM",
+    "TickTool",
+    "asking_step",
+    "echo_crew",
+    "echo_step",
+    "last_user_text",
+    "report_crew",
+    "ticking_crew",
+    "tool_call",
+    "tool_result_text",
+    "when_crew_fails",
+]
 
 # -- echo: answers with what the task was given ---------------------------------------
 
@@ -242,3 +166,51 @@ def when_crew_fails(crew_name: str, callback: Callable[[], None]) -> None:
         crewai_event_bus.on(CrewKickoffFailedEvent)(_on_kickoff_failed)
         _installed = True
     _STOP_WATCHERS[crew_name] = callback
+
+
+# -- a two-task crew with a tool ----------------------------------------------------------
+
+
+def report_crew(*, stream: bool = False) -> tuple[Crew, AdderTool]:
+    """Two agents: one adds with a tool, the other writes a report about ``{topic}``."""
+    adder = AdderTool()
+
+    def sum_answer(messages: Any, tools: Any) -> str:
+        return f"The sum is {tool_result_text(messages)}."
+
+    def report(messages: Any, tools: Any) -> str:
+        text = last_user_text(messages)
+        topic = re.search(r"report about (.+?)\.", text)
+        fact = re.search(r"(The sum is \d+\.)", text)
+        return f"Report on {topic.group(1) if topic else '?'}: {fact.group(1) if fact else '?'}"
+
+    analyst = Agent(
+        role="Analyst",
+        goal="Add numbers",
+        backstory="Precise.",
+        llm=ScriptedLLM(model="analyst", script=[tool_call("adder", a=2, b=3), sum_answer]),
+        tools=[adder],
+        max_retry_limit=0,
+    )
+    writer = Agent(
+        role="Writer",
+        goal="Write reports",
+        backstory="Concise.",
+        llm=ScriptedLLM(model="writer", script=[report]),
+        max_retry_limit=0,
+    )
+    tasks = [
+        Task(
+            description="Add 2 and 3 with the adder.",
+            expected_output="The sum",
+            agent=analyst,
+            name="Add",
+        ),
+        Task(
+            description="Write a report about {topic}.",
+            expected_output="A one-line report",
+            agent=writer,
+            name="Report",
+        ),
+    ]
+    return Crew(agents=[analyst, writer], tasks=tasks, name="Reporting crew", stream=stream), adder

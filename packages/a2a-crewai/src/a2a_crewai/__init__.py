@@ -13,6 +13,9 @@ Calling::
     tool = remote_agent_tool("http://localhost:8000")       # a CrewAI tool
     member = RemoteA2AAgent.connect("http://localhost:8000")  # a crew member
 
+Offline (tests, demos): call ``offline_crewai()`` before importing CrewAI, and
+give agents a ``a2a_crewai.testing.ScriptedLLM``.
+
 Names load on first use: importing the package does not import CrewAI.
 """
 
@@ -22,6 +25,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._env import offline_crewai
     from .executor import CrewAgent
     from .member import RemoteA2AAgent
     from .serving import running_server, serve, serve_async
@@ -33,6 +37,7 @@ __all__ = [
     "A2ATool",
     "CrewAgent",
     "RemoteA2AAgent",
+    "offline_crewai",
     "remote_agent_tool",
     "running_server",
     "serve",
@@ -40,6 +45,7 @@ __all__ = [
 ]
 
 _LAZY = {
+    "offline_crewai": "._env",
     "CrewAgent": ".executor",
     "RemoteA2AAgent": ".member",
     "A2ATool": ".tools",

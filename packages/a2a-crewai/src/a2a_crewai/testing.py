@@ -1,0 +1,118 @@
+"""Offline CrewAI for tests, demos and examples: a model that answers from a script.
+
+``ScriptedLLM`` is a CrewAI ``BaseLLM`` that never touches the network. Each
+call takes the next step of its script (the last one repeats):
+
+- a string: the final answer;
+- ``tool_call(name, **arguments)``: an OpenAI-style tool call, which CrewAI
+  executes before calling the model again;
+- an exception instance: raised, as a failing model would;
+- a function ``(messages, tools) -> step``: computed from the conversation
+  (``last_user_text`` and ``tool_result_text`` help).
+
+When CrewAI streams (``Crew(stream=True)``), text answers are emitted word
+by word as stream chunk events, as a real streaming model does. Each copy
+of an agent gets its own script position (``crew.copy()``), so concurrent
+requests of a served crew do not share it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from crewai import BaseLLM
+from crewai.llms.base_llm import llm_call_context
+from pydantic import Field, PrivateAttr
+
+__all__ = ["ScriptedLLM", "last_user_text", "tool_call", "tool_result_text"]
+
+
+def tool_call(name: str, **arguments: Any) -> list[dict[str, Any]]:
+    """One OpenAI-style tool call, as a model returns it."""
+    return [
+        {
+            "id": f"call_{name}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
+    ]
+
+
+def last_user_text(messages: Any) -> str:
+    """The content of the latest user message."""
+    if isinstance(messages, str):
+        return messages
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return str(message.get("content") or "")
+    return ""
+
+
+def tool_result_text(messages: Any) -> str:
+    """The content of the latest tool result."""
+    if isinstance(messages, str):
+        return ""
+    for message in reversed(messages):
+        if message.get("role") == "tool":
+            return str(message.get("content") or "")
+    return ""
+
+
+class ScriptedLLM(BaseLLM):
+    """A model that answers from ``script`` (see the module docstring)."""
+
+    script: list[Any] = Field(default_factory=list)
+    delay: float = 0.0
+    """Seconds each call takes (to watch progress, or a cancel)."""
+    calls: list[dict[str, Any]] = Field(default_factory=list)
+    """Every call's messages and tools (shared by the copies of this model)."""
+    _position: int = PrivateAttr(default=0)
+
+    def supports_function_calling(self) -> bool:
+        return True
+
+    def supports_stop_words(self) -> bool:
+        return False
+
+    def get_context_window_size(self) -> int:
+        return 8192
+
+    def get_input_tokens_count(
+        self, messages: Any, tools: Any = None, response_model: Any = None
+    ) -> int:
+        return 0
+
+    def call(  # pyright: ignore[reportIncompatibleMethodOverride]
+        self,
+        messages: Any,
+        tools: Any = None,
+        callbacks: Any = None,
+        available_functions: Any = None,
+        from_task: Any = None,
+        from_agent: Any = None,
+        response_model: Any = None,
+    ) -> Any:
+        snapshot = list(messages) if isinstance(messages, list) else messages
+        self.calls.append({"messages": snapshot, "tools": tools})
+        if not self.script:
+            raise ValueError("ScriptedLLM has an empty script")
+        step = self.script[min(self._position, len(self.script) - 1)]
+        self._position += 1
+        if self.delay:
+            time.sleep(self.delay)
+        if callable(step) and not isinstance(step, type):
+            step = step(snapshot, tools)
+        if isinstance(step, BaseException):
+            raise step
+        if isinstance(step, str) and self.stream:
+            with llm_call_context():
+                words = step.split(" ")
+                for i, word in enumerate(words):
+                    chunk = word if i == len(words) - 1 else word + " "
+                    self._emit_stream_chunk_event(chunk, from_task=from_task, from_agent=from_agent)
+        return step
+
+    async def acall(self, *args: Any, **kwargs: Any) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return self.call(*args, **kwargs)

@@ -93,6 +93,10 @@ class EventBus(ABC):
         """End every subscription of the task (it reached a final or paused state)."""
 
     @abstractmethod
+    def end_all(self) -> None:
+        """End every open subscription (at shutdown)."""
+
+    @abstractmethod
     def subscriber_count(self, task_id: str | None = None) -> int:
         """How many subscriptions are open (for one task, or in all)."""
 
@@ -127,6 +131,10 @@ class MemoryEventBus(EventBus):
         if subs:
             for sub in subs:
                 sub._push(_CLOSED)  # pyright: ignore[reportPrivateUsage]
+
+    def end_all(self) -> None:
+        for task_id in list(self._subs):
+            self.end(task_id)
 
     def subscriber_count(self, task_id: str | None = None) -> int:
         if task_id is not None:

@@ -598,6 +598,16 @@ class TaskManager:
     # -- shutdown -----------------------------------------------------------------
     async def aclose(self) -> None:
         """Cancel every running task, wait for the agents to stop, then close the store."""
+        await self.stop()
+        await self.store.aclose()
+
+    async def stop(self) -> None:
+        """Refuse new work, cancel every running task, wait for the agents, end all streams.
+
+        Idempotent. The HTTP server calls it before draining connections, so
+        waiting requests and open streams finish at once instead of holding
+        the shutdown for its whole grace period.
+        """
         self._closing = True
         runs = list(self._active.values())
         await asyncio.gather(*(self._stop(run) for run in runs))
@@ -610,7 +620,7 @@ class TaskManager:
                 for handle in pending:
                     handle.cancel()
                 await asyncio.wait(pending, timeout=grace)
-        await self.store.aclose()
+        self.bus.end_all()
 
 
 def _request_context(

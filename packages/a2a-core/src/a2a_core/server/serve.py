@@ -211,7 +211,24 @@ def _build(
     return create_app(service, card=published, **app_options)
 
 
-class _EmbeddedServer(uvicorn.Server):
+class _A2AServer(uvicorn.Server):
+    """uvicorn, stopping the agents before it drains connections.
+
+    Otherwise a blocking send or an open stream holds the shutdown for the whole
+    grace period (the service is closed only in the lifespan, after the drain).
+    """
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        app = self.config.app
+        if isinstance(app, A2AApp):
+            try:
+                await app.service.manager.stop()
+            except Exception:
+                logger.exception("stopping the agents failed")
+        await super().shutdown(sockets)
+
+
+class _EmbeddedServer(_A2AServer):
     """A uvicorn server that leaves the process's signal handlers alone."""
 
     @contextlib.contextmanager
@@ -251,7 +268,7 @@ async def serve_async(
     try:
         base = public_base_url(host, sock.getsockname()[1], public_url)
         app = _build(agent_or_service, card, base, push, allow_private_push_targets, options)
-        server = uvicorn.Server(_config(app, log_level, graceful_shutdown))
+        server = _A2AServer(_config(app, log_level, graceful_shutdown))
         if announce:
             print(f"A2A agent {app.card.name!r} at {base} (Ctrl+C to stop)", file=sys.stderr)
         await server.serve(sockets=[sock])

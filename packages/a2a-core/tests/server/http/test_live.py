@@ -362,3 +362,27 @@ async def test_echo_example_runs() -> None:
         except TimeoutError:  # pragma: no cover
             proc.kill()
             await proc.communicate()
+
+
+async def test_shutdown_answers_a_waiting_blocking_send_with_the_canceled_task() -> None:
+    """Stopping the server cancels the agents first: the waiting caller gets its answer.
+
+    (Otherwise the request would hold the shutdown for the whole grace period and
+    then lose its connection.)
+    """
+    agent = WaitingAgent()
+    async with contextlib.AsyncExitStack() as stack:
+        srv = await stack.enter_async_context(
+            running_server(agent, card=make_card(), graceful_shutdown=30)
+        )
+        client = await stack.enter_async_context(
+            httpx.AsyncClient(base_url=f"http://127.0.0.1:{srv.port}", timeout=20)
+        )
+        pending = asyncio.create_task(
+            client.post("/", json=rpc("SendMessage", {"message": v10_message()}), headers=V10)
+        )
+        await wait_until(lambda: agent.started == 1)
+        srv.server.should_exit = True
+        response = await asyncio.wait_for(pending, 15)
+    assert response.status_code == 200
+    assert response.json()["result"]["task"]["status"]["state"] == "TASK_STATE_CANCELED"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Developer commands that work on a fresh machine with only Python 3.11+ and pip.
 
-    python3 dev.py demo      set up, then run the demo
+    python3 dev.py demo      set up, then run the demo (examples/demo.py: a CrewAI crew
+                             calls a LangChain chain over A2A, offline)
     python3 dev.py test      set up, then ruff, pyright and pytest over the whole repo
     python3 dev.py lint      set up, then ruff and pyright only
     python3 dev.py setup     set up only
@@ -9,7 +10,8 @@
 "Set up" finds uv (on PATH, importable, or installed into a bootstrap venv
 in the user cache) and runs ``uv sync --all-packages --locked``, which makes
 ``.venv`` match ``uv.lock`` exactly. Arguments after ``test`` go to pytest
-(``python3 dev.py test packages/a2a-core -x``). Standard library only.
+(``python3 dev.py test packages/a2a-core -x``), arguments after ``demo`` to the
+demo (``python3 dev.py demo Porto``). Standard library only.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import NoReturn
 
 ROOT = Path(__file__).resolve().parent
-DEMO = ROOT / "examples" / "card_and_message.py"
+DEMO = ROOT / "examples" / "demo.py"
 BIN = "Scripts" if os.name == "nt" else "bin"
 EXE = ".exe" if os.name == "nt" else ""
 

@@ -56,7 +56,9 @@ def chain_model() -> Any:
 
         return FakeListChatModel(responses=["Sunny and 24 °C, with a light breeze after 3 pm."])
     try:
-        from langchain_openai import ChatOpenAI  # pip install langchain-openai
+        from langchain_openai import (  # pyright: ignore[reportMissingImports]
+            ChatOpenAI,  # pip install langchain-openai
+        )
     except ImportError:
         return openai_directly()
     return ChatOpenAI(model=MODEL)
@@ -152,7 +154,7 @@ async def main() -> None:
         tool.close()
 
     print("\n4. The crew's result")
-    for line in str(output.raw).splitlines():
+    for line in str(output).splitlines():  # a CrewOutput prints as the final answer
         print(f"   {line}")
     print(f"\nDone in {time.perf_counter() - started:.1f} s; the server is stopped.")
 

@@ -46,7 +46,7 @@ def _run_name(runnable: Runnable[Any, Any]) -> str | None:
             name = config.get("run_name")
             if isinstance(name, str) and name:
                 return name
-            current = cast(Runnable[Any, Any], current.bound)
+            current = current.bound
         else:
             break
     name = current.name

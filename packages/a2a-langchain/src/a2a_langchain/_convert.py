@@ -177,8 +177,10 @@ def _block_part(block: Mapping[str, Any]) -> Part | None:
     if kind not in ("image", "audio", "video", "file"):
         return None
     media = block.get("mime_type") or None
-    extras = block.get("extras")
-    filename = extras.get("filename") if isinstance(extras, Mapping) else None
+    extras: Any = block.get("extras")
+    filename = (
+        cast(Mapping[str, Any], extras).get("filename") if isinstance(extras, Mapping) else None
+    )
     name = str(filename) if filename else None
     url = block.get("url")
     if isinstance(url, str) and url:

@@ -36,7 +36,7 @@ def unwrap(runnable: Runnable[Any, Any]) -> Runnable[Any, Any]:
     seen = 0
     current = runnable
     while isinstance(current, RunnableBinding) and seen < 32:
-        current = cast(Runnable[Any, Any], current.bound)
+        current = current.bound
         seen += 1
     return current
 
@@ -100,8 +100,9 @@ class InputPlan:
 def _merged_data(parts: Sequence[Part]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for part in parts:
-        if isinstance(part.data, Mapping):
-            merged.update(cast(Mapping[str, Any], part.data))
+        data: Any = part.data
+        if isinstance(data, Mapping):
+            merged.update(cast(Mapping[str, Any], data))
     return merged
 
 

@@ -245,7 +245,7 @@ class RemoteConnection:
         async with lock:
             found = self._clients.get(loop)
             if found is None:
-                options = {"timeout": 600.0, **self.connect_options}
+                options: dict[str, Any] = {"timeout": 600.0, **self.connect_options}
                 if self.card is not None:
                     options["card"] = self.card
                     found = await A2AClient.connect(None, **options)

@@ -302,10 +302,12 @@ def _resume_value(message: Message) -> Any:
 def _resume(pending: Sequence[Any], message: Message) -> Any:
     from langgraph.types import Command
 
-    value = _resume_value(message)
+    value: Any = _resume_value(message)
     if len(pending) == 1:
         return Command(resume=value)
     ids = [str(getattr(i, "id", "")) for i in pending]
-    if isinstance(value, Mapping) and set(cast(Mapping[str, Any], value)) >= set(ids):
-        return Command(resume=value)
-    return Command(resume=dict.fromkeys(ids, value))
+    keyed = cast(Mapping[str, Any], value) if isinstance(value, Mapping) else None
+    if keyed is not None and set(keyed) >= set(ids):
+        return Command(resume=keyed)
+    resume: dict[str, Any] = dict.fromkeys(ids, cast(Any, value))
+    return Command(resume=resume)

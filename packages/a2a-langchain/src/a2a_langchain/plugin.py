@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from a2a_core.adapters import AdapterRegistrar, ResolvedAgent
 from a2a_core.hookspecs import hookimpl
@@ -61,7 +61,8 @@ class LangChainAdapter:
             raise TypeError(
                 f"the langchain adapter serves LangChain Runnables, not {type(agent).__name__}"
             )
-        return LangChainAgent(agent, **agent_options(options)).resolved()
+        runnable = cast(Runnable[Any, Any], agent)
+        return LangChainAgent(runnable, **agent_options(options)).resolved()
 
 
 def _is_langchain(agent: Any) -> bool:

@@ -69,7 +69,7 @@ def input_parts(value: Any) -> list[Part]:
         if humans:
             return _message_parts(humans[-1])
         if items and isinstance(items[-1], BaseMessage):
-            return _message_parts(cast(BaseMessage, items[-1]))
+            return _message_parts(items[-1])
         if items and isinstance(items[-1], tuple | list):
             last = cast(Sequence[Any], items[-1])
             return outgoing_parts(str(last[-1]) if last else "")

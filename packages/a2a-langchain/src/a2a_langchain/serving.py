@@ -11,7 +11,7 @@ server in the background for tests and embedding.
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -64,7 +64,7 @@ async def serve_async(runnable: Any, **options: Any) -> None:
 
 
 @asynccontextmanager
-async def running_server(runnable: Any, **options: Any) -> AsyncIterator[RunningServer]:
+async def running_server(runnable: Any, **options: Any) -> AsyncGenerator[RunningServer]:
     """Serve ``runnable`` in the background (a free port by default); stop on exit."""
     agent_options, server_options = _split(options)
     async with core_serve.running_server(

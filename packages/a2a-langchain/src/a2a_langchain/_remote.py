@@ -61,15 +61,23 @@ V = TypeVar("V")
 
 
 class _LRU(OrderedDict[Any, V], Generic[V]):
+    """A bounded map (least recently remembered out first); safe across threads."""
+
     def __init__(self, limit: int) -> None:
         super().__init__()
         self.limit = limit
+        self._lock = threading.Lock()
 
     def remember(self, key: Any, value: V) -> None:
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > self.limit:
-            self.popitem(last=False)
+        with self._lock:
+            self[key] = value
+            self.move_to_end(key)
+            while len(self) > self.limit:
+                self.popitem(last=False)
+
+    def forget(self, key: Any) -> None:
+        with self._lock:
+            self.pop(key, None)
 
 
 def thread_key(config: RunnableConfig | None) -> str:
@@ -332,7 +340,7 @@ class RemoteConversations:
         if reply.needs_input or reply.needs_auth:
             self.pending.remember(thread, reply)
         else:
-            self.pending.pop(thread, None)
+            self.pending.forget(thread)
 
 
 async def exchange(

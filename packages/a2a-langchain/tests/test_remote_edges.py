@@ -1,0 +1,104 @@
+"""Remote tools and runnables at the edges: data arguments, failures, non-streaming agents,
+cards given up front, and many threads at once (served on 127.0.0.1 in the test's loop)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from a2a_core.client import A2AClient
+from a2a_langchain import RemoteA2ARunnable, aremote_agent_tool, remote_agent_tool, running_server
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+
+
+def describe(value: Any) -> str:
+    """Says what it received."""
+    return f"got {value!r}"
+
+
+async def test_the_data_argument_reaches_the_remote_agent_as_a_data_part() -> None:
+    async with running_server(RunnableLambda(describe), name="Describer") as server:
+        tool = await aremote_agent_tool(server.url)
+        try:
+            only_data = await tool.ainvoke({"message": "", "data": {"city": "Paris"}})
+            both = await tool.ainvoke({"message": "hi", "data": {"n": 1}})
+        finally:
+            await tool.aclose()
+    assert only_data == "got {'city': 'Paris'}"
+    assert both == "got 'hi\\n{\"n\":1}'"
+
+
+async def test_a_failed_remote_task_is_reported_to_the_model_not_raised() -> None:
+    def broken(text: str) -> str:
+        raise RuntimeError("internal detail")
+
+    async with running_server(RunnableLambda(broken), name="Broken") as server:
+        tool = await aremote_agent_tool(server.url)
+        try:
+            message = await tool.ainvoke(
+                {"type": "tool_call", "id": "b1", "name": tool.name, "args": {"message": "x"}}
+            )
+        finally:
+            await tool.aclose()
+    assert message.content.startswith("The agent 'Broken' did not complete the request (failed)")
+    assert "internal detail" not in message.content
+    assert message.artifact["state"] == "TASK_STATE_FAILED"
+
+
+async def test_agents_without_streaming_are_called_with_a_blocking_send() -> None:
+    async with running_server(RunnableLambda(describe), streaming=False) as server:
+        remote = RemoteA2ARunnable(server.url)
+        tool = await aremote_agent_tool(server.url)
+        try:
+            assert await remote.ainvoke("a") == "got 'a'"
+            assert [c async for c in remote.astream("b")] == ["got 'b'"]
+            assert await tool.ainvoke({"message": "c"}) == "got 'c'"
+        finally:
+            await remote.aclose()
+            await tool.aclose()
+
+
+async def test_a_card_given_up_front_is_not_fetched_again() -> None:
+    async with running_server(RunnableLambda(describe), name="Carded") as server:
+        async with await A2AClient.connect(server.url) as client:
+            card = client.card
+        assert card is not None
+        tool = await asyncio.to_thread(remote_agent_tool, card, name="custom_name")
+        try:
+            assert tool.name == "custom_name"
+            assert await asyncio.to_thread(tool.invoke, {"message": "sync"}) == "got 'sync'"
+        finally:
+            tool.close()
+        client_tool = await aremote_agent_tool(
+            await A2AClient.connect(server.url), description="My own words"
+        )
+        assert client_tool.description == "My own words"
+        assert await client_tool.ainvoke({"message": "via client"}) == "got 'via client'"
+        await (await client_tool.connection.client()).aclose()
+
+
+async def test_many_threads_keep_their_own_remote_contexts() -> None:
+    contexts: dict[str, str] = {}
+
+    def remember(text: str, config: RunnableConfig) -> str:
+        from a2a_langchain import a2a_context
+
+        context = a2a_context(config)
+        assert context is not None
+        contexts.setdefault(text.split(":")[0], context.context_id)
+        assert contexts[text.split(":")[0]] == context.context_id
+        return "ok"
+
+    async with running_server(RunnableLambda(remember)) as server:
+        remote = RemoteA2ARunnable(server.url)
+        try:
+
+            async def converse(thread: str) -> None:
+                config: Any = {"configurable": {"thread_id": thread}}
+                for turn in range(3):
+                    assert await remote.ainvoke(f"{thread}:{turn}", config) == "ok"
+
+            await asyncio.gather(*(converse(f"t{i}") for i in range(6)))
+        finally:
+            await remote.aclose()
+    assert len(set(contexts.values())) == 6

@@ -1,15 +1,15 @@
 """The embedded default store: tasks in a dict, bounded by evicting old terminal tasks.
 
-Finished tasks are kept as their compact JSON (about a sixth of the memory of
-the model objects: pydantic keeps per-instance bookkeeping on every nested
-model) and decoded on read; tasks still in progress stay objects, since they
+Finished tasks are kept as their compact JSON, deflated (a fraction of the
+memory of the model objects: pydantic keeps per-instance bookkeeping on every
+nested model), and decoded on read; tasks still in progress stay objects, since they
 change often. Listing filters on kept metadata and decodes only the page.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections import OrderedDict
-from datetime import datetime
 
 from ..types import Task, TaskState
 from .base import (
@@ -23,6 +23,8 @@ from .base import (
     sort_key,
 )
 
+_ = sort_key  # the order ``_Entry.key`` reproduces
+
 __all__ = ["MemoryTaskStore"]
 
 _to_json = Task.__pydantic_serializer__.to_json
@@ -31,28 +33,32 @@ _to_json = Task.__pydantic_serializer__.to_json
 class _Entry:
     """One stored task: metadata for filtering, and the task as an object or as JSON."""
 
-    __slots__ = ("_blob", "_task", "context_id", "key", "owner", "state", "timestamp", "version")
+    __slots__ = ("_blob", "_task", "context_id", "owner", "state", "ts", "version")
 
     def __init__(self, task: Task, version: int, owner: str | None) -> None:
         self.version = version
         self.owner = owner
         self.state: TaskState = task.status.state
         self.context_id = task.context_id
-        self.timestamp: datetime | None = task.status.timestamp
-        self.key = sort_key(task)
+        stamp = task.status.timestamp
+        self.ts: float | None = stamp.timestamp() if stamp is not None else None
         if self.state.is_terminal:
             self._task: Task | None = None
-            self._blob: bytes | None = _to_json(task, by_alias=True)
+            self._blob: bytes | None = zlib.compress(_to_json(task, by_alias=True), 1)
         else:
             self._task = task
             self._blob = None
+
+    def key(self, task_id: str) -> tuple[float, str]:
+        """The same order as ``sort_key``: newest status first, then by id."""
+        return (-(self.ts or 0.0), task_id)
 
     @property
     def task(self) -> Task:
         if self._task is not None:
             return self._task
         assert self._blob is not None
-        return Task.model_validate_json(self._blob)
+        return Task.model_validate_json(zlib.decompress(self._blob))
 
     def stored(self) -> StoredTask:
         return StoredTask(self.task, self.version, self.owner)
@@ -105,14 +111,19 @@ class MemoryTaskStore(TaskStore):
         return True
 
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
-        matching = [e for e in self._tasks.values() if e.owner == owner and _matches(e, query)]
-        matching.sort(key=lambda e: e.key)
+        after_ts = query.status_after.timestamp() if query.status_after is not None else None
+        matching = [
+            (e.key(tid), e)
+            for tid, e in self._tasks.items()
+            if e.owner == owner and _matches(e, query, after_ts)
+        ]
+        matching.sort(key=lambda pair: pair[0])
         start = 0
         if query.page_token:
             after = decode_cursor(query.page_token)
-            while start < len(matching) and matching[start].key <= after:
+            while start < len(matching) and matching[start][0] <= after:
                 start += 1
-        page = [e.task for e in matching[start : start + query.page_size]]
+        page = [e.task for _, e in matching[start : start + query.page_size]]
         more = start + query.page_size < len(matching)
         token = encode_cursor(page[-1]) if more and page else ""
         return TaskPage(tasks=page, next_page_token=token, total_size=len(matching))
@@ -131,13 +142,9 @@ class MemoryTaskStore(TaskStore):
             del self._tasks[task_id]
 
 
-def _matches(entry: _Entry, query: TaskQuery) -> bool:
+def _matches(entry: _Entry, query: TaskQuery, after_ts: float | None) -> bool:
     if query.context_id is not None and entry.context_id != query.context_id:
         return False
     if query.state is not None and entry.state is not query.state:
         return False
-    if query.status_after is not None:
-        ts = entry.timestamp
-        if ts is None or ts < query.status_after:
-            return False
-    return True
+    return not (after_ts is not None and (entry.ts is None or entry.ts < after_ts))

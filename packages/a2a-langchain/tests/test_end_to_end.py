@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any, cast
 
+import httpx
 import pytest
 from a2a_core.client import A2AClient, text_of
 from a2a_core.types import (
@@ -290,7 +291,10 @@ async def test_remote_text_streams_as_custom_events(echo_url: str) -> None:
     assert deltas == ["echo:", " ", "stream", " ", "me"]
 
 
-async def test_cancelling_a_tool_call_cancels_the_remote_task() -> None:
+@pytest.mark.parametrize("when", ["running", "in-flight"])
+async def test_cancelling_a_tool_call_cancels_the_remote_task(when: str) -> None:
+    """Cancelled while the remote agent runs, or before the first event came back:
+    either way the remote task ends CANCELED and the remote work stops."""
     started = threading.Event()
     stopped = threading.Event()
 
@@ -302,11 +306,17 @@ async def test_cancelling_a_tool_call_cancels_the_remote_task() -> None:
             stopped.set()
         return text
 
+    async def slow_responses(response: httpx.Response) -> None:
+        if response.request.method == "POST":
+            await asyncio.sleep(0.5)  # the task exists, its first event is not read yet
+
+    hooks = {"response": [slow_responses]} if when == "in-flight" else {}
     with served_in_thread(RunnableLambda(forever), name="Slow") as url:
-        tool = await aremote_agent_tool(url)
+        http = httpx.AsyncClient(event_hooks=hooks)
+        tool = await aremote_agent_tool(url, http_client=http)
         try:
             call = asyncio.ensure_future(tool.ainvoke({"message": "wait"}))
-            await asyncio.to_thread(started.wait, 10)
+            assert await asyncio.to_thread(started.wait, 10)
             call.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await call
@@ -315,6 +325,7 @@ async def test_cancelling_a_tool_call_cancels_the_remote_task() -> None:
                 listed = await client.list_tasks()
         finally:
             await tool.aclose()
+            await http.aclose()
     assert [t.status.state for t in listed.tasks] == [TaskState.CANCELED]
 
 

@@ -26,7 +26,7 @@ from collections.abc import AsyncGenerator, Callable, Coroutine, Mapping, Sequen
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
-from a2a_core.client import A2AClient, SendResult, sanitize_text
+from a2a_core.client import A2AClient, EventStream, SendResult, sanitize_text
 from a2a_core.errors import A2AError
 from a2a_core.types import (
     AgentCard,
@@ -56,6 +56,7 @@ CALL_ID_KEY = "a2a_tool_call_id"
 """The ``configurable`` key where a remote-agent tool finds the id of its tool call."""
 
 _CANCEL_TIMEOUT = 5.0
+_LEARN_TIMEOUT = 5.0
 T = TypeVar("T")
 V = TypeVar("V")
 
@@ -370,24 +371,61 @@ async def exchange(
     if not client.supports_streaming:
         result = await client.send(message, metadata=metadata)
         return RemoteReply.of(result, agent, connection.label)
-    remote_task: str | None = task_id
     stream = client.stream(message, metadata=metadata)
+    reading = _StreamReader(stream, task_id, on_text)
+    reader = asyncio.ensure_future(reading.run())
     try:
-        async with stream:
-            async for event in stream:
-                current = stream.task
-                if current is not None:
-                    remote_task = current.id
-                if on_text is not None and isinstance(event, TaskArtifactUpdateEvent):
-                    delta = "".join(p.text for p in event.artifact.parts if p.text is not None)
-                    if delta:
-                        await on_text(delta)
-        result = await stream.result()
+        result = await asyncio.shield(reader)
     except asyncio.CancelledError:
-        if remote_task is not None:
-            await asyncio.shield(_cancel_remote(client, remote_task))
+        # The caller gave up. The reader runs on (shielded) until it knows which
+        # remote task it started, so that task can be canceled, then stops.
+        reading.on_text = None
+        if reading.task_id is None and not reader.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(reading.known.wait()), _LEARN_TIMEOUT)
+        reader.cancel()
+        with contextlib.suppress(BaseException):
+            await reader
+        if reading.task_id is not None and not reading.settled:
+            await asyncio.shield(_cancel_remote(client, reading.task_id))
         raise
     return RemoteReply.of(result, agent, connection.label)
+
+
+class _StreamReader:
+    """Reads one streaming exchange; learns the remote task id from the first event."""
+
+    def __init__(
+        self,
+        stream: EventStream,
+        task_id: str | None,
+        on_text: Callable[[str], Coroutine[Any, Any, None]] | None,
+    ) -> None:
+        self.stream = stream
+        self.task_id = task_id
+        self.on_text = on_text
+        self.known = asyncio.Event()
+        self.settled = False
+        if task_id is not None:
+            self.known.set()
+
+    async def run(self) -> SendResult:
+        try:
+            async with self.stream:
+                async for event in self.stream:
+                    current = self.stream.task
+                    if current is not None and self.task_id is None:
+                        self.task_id = current.id
+                        self.known.set()
+                    if self.on_text is not None and isinstance(event, TaskArtifactUpdateEvent):
+                        delta = "".join(p.text for p in event.artifact.parts if p.text is not None)
+                        if delta:
+                            await self.on_text(delta)
+            result = await self.stream.result()
+            self.settled = True
+            return result
+        finally:
+            self.known.set()
 
 
 async def _cancel_remote(client: A2AClient, task_id: str) -> None:

@@ -60,6 +60,10 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if module != "._env":
+        from ._quiet import import_crewai
+
+        import_crewai()
     value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value

@@ -22,9 +22,14 @@ import json
 import time
 from typing import Any
 
-from crewai import BaseLLM
-from crewai.llms.base_llm import llm_call_context
 from pydantic import Field, PrivateAttr
+
+from ._quiet import import_crewai
+
+import_crewai()
+
+from crewai import BaseLLM  # noqa: E402
+from crewai.llms.base_llm import llm_call_context  # noqa: E402
 
 __all__ = ["ScriptedLLM", "last_user_text", "tool_call", "tool_result_text"]
 

@@ -261,7 +261,10 @@ async def test_max_parallel_bounds_the_running_crews() -> None:
         with lock:
             running += 1
             peak = max(peak, running)
-        time.sleep(0.15)
+        deadline = time.monotonic() + 2
+        while running < 2 and time.monotonic() < deadline:  # give a second crew time to start
+            time.sleep(0.01)
+        time.sleep(0.05)  # and a third one, were the bound broken
         with lock:
             running -= 1
         return "done"

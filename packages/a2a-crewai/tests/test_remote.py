@@ -304,3 +304,17 @@ async def test_remote_progress_reaches_the_client_of_a_served_crew() -> None:
         tool.close()
     assert "Sky: checking the sky" in texts
     assert result.text == "Final: clear skies"
+
+
+async def test_a_served_crew_with_a_remote_member() -> None:
+    """Each request runs on a crew copy: the member's copy keeps its connection."""
+    async with running_server(weather_agent, name="Weather desk") as remote:
+        member = await asyncio.to_thread(RemoteA2AAgent.connect, remote.url)
+        task = CrewTask(description="{input}", expected_output="The weather", agent=member)
+        crew = Crew(agents=[member], tasks=[task], name="Front desk")
+        async with crew_server(crew) as local, await A2AClient.connect(local.url) as client:
+            answers = await asyncio.gather(client.send("Rome"), client.send("Oslo"))
+        member.remote.close()
+    assert [a.state for a in answers] == [TaskState.COMPLETED, TaskState.COMPLETED]
+    assert answers[0].text.startswith("Weather desk: sunny in Rome")
+    assert answers[1].text.startswith("Weather desk: sunny in Oslo")

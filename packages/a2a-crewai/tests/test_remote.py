@@ -96,8 +96,9 @@ async def test_tool_name_and_description_come_from_the_card_bounded_and_labelled
     )
 
 
-async def test_tool_returns_the_remote_answer() -> None:
-    async with running_server(weather_agent) as server:
+@pytest.mark.parametrize("streaming", [True, False], ids=["streaming", "polling"])
+async def test_tool_returns_the_remote_answer(streaming: bool) -> None:
+    async with running_server(weather_agent, streaming=streaming) as server:
         tool = await asyncio.to_thread(remote_agent_tool, server.url)
         crew, _ = caller_crew(tool, "Lisbon")
         assert await kickoff(crew) == "Final: Weather desk: sunny in Lisbon"
@@ -265,9 +266,10 @@ async def test_member_against_a_served_langchain_chain() -> None:
 # -- served crews calling remote agents -----------------------------------------------------
 
 
-async def test_canceling_a_served_crew_cancels_the_remote_call() -> None:
+@pytest.mark.parametrize("streaming", [True, False], ids=["streaming", "polling"])
+async def test_canceling_a_served_crew_cancels_the_remote_call(streaming: bool) -> None:
     probe = AgentProbe()
-    async with running_server(SlowAgent(probe), name="Slowpoke") as remote:
+    async with running_server(SlowAgent(probe), name="Slowpoke", streaming=streaming) as remote:
         tool = await asyncio.to_thread(remote_agent_tool, remote.url)
         crew, _ = caller_crew(tool, "take your time")
         async with crew_server(crew) as local:

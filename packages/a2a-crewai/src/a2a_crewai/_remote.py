@@ -342,7 +342,7 @@ class RemoteAgent:
         self, client: A2AClient, message: Message, run: CrewRun | None
     ) -> SendResult:
         if not client.supports_streaming:
-            return await client.send(message)
+            return await self._send_and_poll(client, message)
         remote_task: str | None = None
         settled = False
         try:
@@ -362,6 +362,18 @@ class RemoteAgent:
         except asyncio.CancelledError:
             if remote_task is not None and not settled:
                 await asyncio.shield(self._cancel_remote(client, remote_task))
+            raise
+
+    async def _send_and_poll(self, client: A2AClient, message: Message) -> SendResult:
+        """Without streaming: start the task without blocking (so a cancel can reach it), poll."""
+        first = await client.send(message, blocking=False)
+        task = first.task
+        if task is None or task.status.state.is_terminal or task.status.state.is_interrupted:
+            return first
+        try:
+            return await self._poll(client, task.id)
+        except asyncio.CancelledError:
+            await asyncio.shield(self._cancel_remote(client, task.id))
             raise
 
     async def _poll(self, client: A2AClient, task_id: str) -> SendResult:

@@ -1,9 +1,12 @@
 """Test setup for a2a-crewai: CrewAI offline and hermetic, loopback-only networking.
 
 The environment is set before anything imports CrewAI: telemetry, tracing
-and version checks off, no first-run prompt, storage and HOME in a
-temporary folder. Every test runs with a guard that refuses connections to
-anything but loopback addresses.
+and version checks off, no first-run prompt, storage in a temporary folder.
+CrewAI is imported here with HOME pointing at a temporary folder too (its
+import writes a key and config folders there); HOME is then restored for the
+rest of the test session, and the subprocesses these tests start get the
+temporary one (``crewai_servers.subprocess_env``). Every test runs with a
+guard that refuses connections to anything but loopback addresses.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 import pytest
 
 _SANDBOX = Path(tempfile.mkdtemp(prefix="a2a-crewai-tests-"))
+_REAL_HOME = os.environ.get("HOME")
 os.environ.update(
     {
         "CREWAI_DISABLE_TELEMETRY": "true",
@@ -28,6 +32,7 @@ os.environ.update(
         "CREWAI_DISABLE_VERSION_CHECK": "true",
         "CREWAI_STORAGE_DIR": str(_SANDBOX / "crewai-storage"),
         "HOME": str(_SANDBOX / "home"),
+        "A2A_CREWAI_TEST_HOME": str(_SANDBOX / "home"),
         "OPENAI_API_KEY": "",  # a real model must never be picked by accident
     }
 )
@@ -39,6 +44,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     import crewai
     import crewai.tools  # noqa: F401
+if _REAL_HOME is None:
+    del os.environ["HOME"]
+else:
+    os.environ["HOME"] = _REAL_HOME
 
 _HERE = str(Path(__file__).parent)
 if _HERE not in sys.path:

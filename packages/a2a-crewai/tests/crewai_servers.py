@@ -10,6 +10,7 @@ behaviours as plain a2a_core agents.
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 import time
@@ -18,6 +19,14 @@ from typing import Any
 
 import uvicorn
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """The environment for a subprocess: this one, its HOME the tests' temporary one, no OpenAI."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    env["HOME"] = os.environ["A2A_CREWAI_TEST_HOME"]
+    env.update(extra)
+    return env
 
 
 def free_port() -> int:

@@ -6,7 +6,6 @@ a fresh Python importing CrewAI and LangChain, most of the time they take.
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 import subprocess
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from crewai_servers import free_port
+from crewai_servers import free_port, subprocess_env
 from fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -44,12 +43,10 @@ class DemoRuns:
 
 
 def _start(city: str, **extra_env: str) -> tuple[subprocess.Popen[str], float]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    env.update(extra_env)
     proc = subprocess.Popen(
         [sys.executable, str(DEMO), city],
         cwd=ROOT,
-        env=env,
+        env=subprocess_env(**extra_env),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from a2a_core.client import A2AClient, SyncA2AClient
 from a2a_core.types import TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent
 from a2a_crewai import running_server
 from crewai_fakes import echo_crew, report_crew, ticking_crew
-from crewai_servers import free_port
+from crewai_servers import free_port, subprocess_env
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -137,7 +136,7 @@ async def test_official_sdk_client_streams_and_cancels() -> None:
 def test_a2a_serve_finds_a_crew_through_the_plugin() -> None:
     """``a2a serve file.py:crew`` in a subprocess, asked over HTTP, stopped with Ctrl+C."""
     port = free_port()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = subprocess_env(PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
         [
             sys.executable,

@@ -24,7 +24,7 @@ from a2a_core.types import (
     new_id,
 )
 from a2a_crewai import CrewAgent
-from crewai import Agent, Crew
+from crewai import Agent, Crew, Process
 from crewai import Task as CrewTask
 from crewai_fakes import (
     AdderTool,
@@ -34,6 +34,7 @@ from crewai_fakes import (
     report_crew,
     ticking_crew,
     tool_call,
+    tool_result_text,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -317,3 +318,39 @@ async def test_events_are_filtered_to_each_request() -> None:
         assert "Outsider" not in joined
         assert "outsider" not in joined
         assert sum("started: " in t for t in texts) == 1, texts
+
+
+async def test_a_hierarchical_crew_reports_its_manager_and_workers() -> None:
+    """The manager joins at kickoff (not in the copy's agents): its events still come through."""
+    worker = Agent(
+        role="Researcher",
+        goal="Find facts",
+        backstory="Curious.",
+        llm=ScriptedLLM(model="worker", script=["Owls can turn their heads 270 degrees."]),
+    )
+    manager_llm = ScriptedLLM(
+        model="manager",
+        script=[
+            tool_call(
+                "delegate_work_to_coworker",
+                task="Find a fact about owls",
+                context="For a quiz",
+                coworker="Researcher",
+            ),
+            lambda m, t: f"Quiz fact: {tool_result_text(m)}",
+        ],
+    )
+    task = CrewTask(description="Get a fact about {input}.", expected_output="A fact")
+    crew = Crew(
+        agents=[worker], tasks=[task], process=Process.hierarchical, manager_llm=manager_llm
+    )
+    async with served(crew) as client:
+        events = await stream_all(client, "owls")
+        task_result = await client.get_task(events[0])  # type: ignore[arg-type]
+    assert task_result.status.state is TaskState.COMPLETED
+    assert artifact_text(task_result, "result") == (
+        "Quiz fact: Owls can turn their heads 270 degrees."
+    )
+    texts = statuses(events)
+    assert any("using the tool delegate_work_to_coworker" in t for t in texts), texts
+    assert any(t.startswith("Researcher is working") for t in texts), texts

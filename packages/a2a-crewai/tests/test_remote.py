@@ -23,7 +23,7 @@ from a2a_crewai import running_server as crew_server
 from crewai import Agent, Crew
 from crewai import Task as CrewTask
 from crewai.crews.crew_output import CrewOutput
-from crewai_fakes import ScriptedLLM, tool_call, tool_result_text
+from crewai_fakes import ScriptedLLM, last_user_text, tool_call, tool_result_text
 from crewai_servers import AskingAgent, sdk_server, weather_agent
 
 pytestmark = pytest.mark.timeout(60)
@@ -320,3 +320,39 @@ async def test_a_served_crew_with_a_remote_member() -> None:
     assert [a.state for a in answers] == [TaskState.COMPLETED, TaskState.COMPLETED]
     assert answers[0].text.startswith("Weather desk: sunny in Rome")
     assert answers[1].text.startswith("Weather desk: sunny in Oslo")
+
+
+async def test_each_served_request_continues_its_own_remote_task() -> None:
+    """The tool's waiting remote tasks belong to the local request that started them."""
+    async with running_server(AskingAgent(), name="Greeter") as remote:
+        tool = await asyncio.to_thread(remote_agent_tool, remote.url)
+
+        def give_name(messages: Any, tools: Any) -> Any:
+            found = re.search(r"about (\w+)\.", last_user_text(messages))
+            return tool_call(tool.name, message=found.group(1) if found else "?")
+
+        llm = ScriptedLLM(
+            model="caller",
+            script=[
+                tool_call(tool.name, message="Please greet me"),
+                give_name,
+                lambda m, t: f"Final: {tool_result_text(m)}",
+            ],
+            delay=0.05,  # the two requests' calls interleave
+        )
+        agent = Agent(role="Caller", goal="Get greeted", backstory="Polite.", llm=llm, tools=[tool])
+        task = CrewTask(
+            description="Find out about {input}.", expected_output="A greeting", agent=agent
+        )
+        crew = Crew(agents=[agent], tasks=[task])
+        async with crew_server(crew) as local, await A2AClient.connect(local.url) as client:
+            ada, bob = await asyncio.gather(client.send("Ada"), client.send("Bob"))
+        async with await A2AClient.connect(remote.url) as remote_client:
+            remote_tasks = (await remote_client.list_tasks()).tasks
+        tool.close()
+    assert ada.text == "Final: Hello, Ada!"
+    assert bob.text == "Final: Hello, Bob!"
+    conversations = sorted(
+        [m.text for m in t.history if m.role.name == "USER"] for t in remote_tasks
+    )
+    assert conversations == [["Please greet me", "Ada"], ["Please greet me", "Bob"]]

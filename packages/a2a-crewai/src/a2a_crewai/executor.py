@@ -259,7 +259,6 @@ class CrewAgent(AgentExecutor):
 
     def _kickoff(self, run: CrewRun, context: RequestContext) -> Callable[[], Any] | str:
         """The call that runs a fresh copy for this request, or why it cannot run."""
-        copy = self.target.copy()
         if self.is_crew:
             plan = crew_inputs(context.message, self.expected_inputs, self.inputs_key)
             if plan.missing:
@@ -268,6 +267,7 @@ class CrewAgent(AgentExecutor):
                     f"This crew needs the inputs {', '.join(plan.missing)}: send them as a "
                     f"data part holding a JSON object, e.g. {example}"
                 )
+            copy = self.target.copy()
             agents = [*copy.agents, *([copy.manager_agent] if copy.manager_agent else [])]
             if getattr(copy, "manager_llm", None) is None or copy.manager_agent is not None:
                 run.agent_ids = {str(a.id) for a in agents}  # else: a manager joins at kickoff
@@ -279,13 +279,14 @@ class CrewAgent(AgentExecutor):
                     _stream_llm(agent)
             inputs = plan.inputs
             return lambda: copy.kickoff(inputs=inputs)
-        run.agent_ids = {str(copy.id)}
-        if self.stream:
-            _stream_llm(copy)
         messages = chat_messages(context.task.history, context.message)
         if not messages:
             return "Send a message with some text for the agent to work on"
-        return lambda: copy.kickoff(messages=messages)
+        agent = self.target.copy()
+        run.agent_ids = {str(agent.id)}
+        if self.stream:
+            _stream_llm(agent)
+        return lambda: agent.kickoff(messages=messages)
 
     async def _start(self, context: RequestContext, updater: TaskUpdater) -> None:
         loop = asyncio.get_running_loop()

@@ -26,6 +26,7 @@ __all__ = [
     "report_crew",
     "ticking_crew",
     "tool_call",
+    "tool_echo_crew",
     "tool_result_text",
     "when_crew_fails",
 ]
@@ -166,6 +167,45 @@ def when_crew_fails(crew_name: str, callback: Callable[[], None]) -> None:
         crewai_event_bus.on(CrewKickoffFailedEvent)(_on_kickoff_failed)
         _installed = True
     _STOP_WATCHERS[crew_name] = callback
+
+
+class PrefixArgs(BaseModel):
+    text: str
+
+
+class PrefixTool(BaseTool):
+    """Puts ``echo: `` in front of a text (the echo crew's tool)."""
+
+    name: str = "prefixer"
+    description: str = "Prefix a text with 'echo: '."
+    args_schema: type[BaseModel] = PrefixArgs
+
+    def _run(self, text: str) -> str:
+        return f"echo: {text}"
+
+
+def tool_echo_crew(*, stream: bool = False) -> Crew:
+    """The echo crew, done with a tool: the model calls ``prefixer``, then answers its result."""
+
+    def call_the_tool(messages: Any, tools: Any) -> Any:
+        found = _MARKED.search(last_user_text(messages))
+        return tool_call("prefixer", text=found.group(1) if found else "")
+
+    model = ScriptedLLM(
+        model="tool-echo-fake",
+        script=[call_the_tool, lambda messages, tools: tool_result_text(messages)],
+    )
+    agent = Agent(
+        role="Echo",
+        goal="Repeat what you are given, with the prefixer",
+        backstory="Uses its tool.",
+        llm=model,
+        tools=[PrefixTool()],
+        max_iter=3,
+        max_retry_limit=0,
+    )
+    task = Task(description="Repeat exactly: <<{input}>>", expected_output="The text", agent=agent)
+    return Crew(agents=[agent], tasks=[task], stream=stream, name="Tool echo crew")
 
 
 # -- a two-task crew with a tool ----------------------------------------------------------

@@ -1,19 +1,24 @@
-"""The core's adapter conformance suite, for CrewAI crews run offline by scripted models."""
+"""The core's adapter conformance suite, for CrewAI crews run offline by scripted models.
+
+``echo`` and ``stream``: the model calls a tool, then answers with its result
+(streamed word by word in ``stream``); ``ask``: a human-input task; ``slow``:
+an agent that uses a tool until canceled; ``fail``: a model that raises.
+"""
 
 from __future__ import annotations
 
 import uuid
 
 from a2a_core.testing import AdapterConformance, Scenario
-from crewai_fakes import ScriptedLLM, echo_crew, ticking_crew, when_crew_fails
+from crewai_fakes import ScriptedLLM, echo_crew, ticking_crew, tool_echo_crew, when_crew_fails
 
 
 def make_crew(scenario: Scenario) -> object:
     match scenario.name:
         case "echo":
-            return echo_crew()
+            return tool_echo_crew()
         case "stream":
-            return echo_crew(stream=True)
+            return tool_echo_crew(stream=True)
         case "ask":
             return echo_crew(human_input=True)
         case "slow":

@@ -112,7 +112,8 @@ def lint_steps(run: list[str]) -> list[str]:
     checks = [
         ("ruff check", ["ruff", "check", "."]),
         ("ruff format --check", ["ruff", "format", "--check", "."]),
-        ("pyright", ["pyright"]),
+        # -p: this repository's settings, never a pyrightconfig.json in a parent folder.
+        ("pyright", ["pyright", "-p", str(ROOT)]),
     ]
     return [title for title, args in checks if step(run, title, args) != 0]
 

@@ -366,7 +366,17 @@ class RemoteAgent:
 
     async def _send_and_poll(self, client: A2AClient, message: Message) -> SendResult:
         """Without streaming: start the task without blocking (so a cancel can reach it), poll."""
-        first = await client.send(message, blocking=False)
+        sending = asyncio.ensure_future(client.send(message, blocking=False))
+        try:
+            first = await asyncio.shield(sending)
+        except asyncio.CancelledError:
+            # Canceled while the remote task was being created: learn its id, then cancel it.
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(_CANCEL_TIMEOUT):
+                    started = await sending
+                if started.task is not None:
+                    await self._cancel_remote(client, started.task.id)
+            raise
         task = first.task
         if task is None or task.status.state.is_terminal or task.status.state.is_interrupted:
             return first

@@ -677,3 +677,33 @@ def card_in(value: Any) -> dict[str, Any]:
     put(out, "skills", map_list(pick(obj, "skills"), _skill_in))
     put(out, "signatures", map_list(pick(obj, "signatures"), _signature_in))
     return out
+
+
+def task_shapes(
+    status_in: Converter, message_in: Converter, artifact_in: Converter
+) -> tuple[Converter, FieldMap, FieldMap]:
+    """The task, status-update and artifact-update maps, the same in both 0.3 forms.
+
+    Only the leaves differ between 0.3 JSON-RPC and 0.3 HTTP+JSON (parts, states,
+    messages), so each codec passes its own leaf converters.
+    """
+    task_in = nested(
+        field_map(
+            id=None,
+            contextId=None,
+            status=status_in,
+            artifacts=each(artifact_in),
+            history=each(message_in),
+            metadata=None,
+        )
+    )
+    status_update = field_map(taskId=None, contextId=None, status=status_in, metadata=None)
+    artifact_update = field_map(
+        taskId=None,
+        contextId=None,
+        artifact=artifact_in,
+        append=None,
+        lastChunk=None,
+        metadata=None,
+    )
+    return task_in, status_update, artifact_update

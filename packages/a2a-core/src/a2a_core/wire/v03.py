@@ -87,6 +87,7 @@ from ._v03_convert import (
     push_out,
     put,
     remap,
+    task_shapes,
 )
 from .codec import REQUEST_TYPES, Codec
 from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v03
@@ -344,25 +345,7 @@ artifact_in = nested(
         extensions=None,
     )
 )
-task_in = nested(
-    field_map(
-        id=None,
-        contextId=None,
-        status=status_in,
-        artifacts=each(artifact_in),
-        history=each(message_in),
-        metadata=None,
-    )
-)
-_STATUS_UPDATE = field_map(taskId=None, contextId=None, status=status_in, metadata=None)
-_ARTIFACT_UPDATE = field_map(
-    taskId=None,
-    contextId=None,
-    artifact=artifact_in,
-    append=None,
-    lastChunk=None,
-    metadata=None,
-)
+task_in, _STATUS_UPDATE, _ARTIFACT_UPDATE = task_shapes(status_in, message_in, artifact_in)
 
 
 def _event_kind(obj: dict[str, Any]) -> Any:

@@ -186,6 +186,10 @@ async def test_overlong_ids_are_refused() -> None:
         "http://[::1]/",
         "http://10.0.0.1/",
         "file:///etc/passwd",
+        "http://[::127.0.0.1]/",  # IPv4-compatible IPv6 (deprecated)
+        "http://[::a00:1]/",
+        "http://[::a9fe:a9fe]/latest/meta-data/",
+        "http://[64:ff9b:1::a00:1]/",  # local-use NAT64 (RFC 8215)
     ],
 )
 async def test_refused_urls_are_invalid_params_and_store_nothing(url: str) -> None:

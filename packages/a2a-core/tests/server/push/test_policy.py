@@ -228,3 +228,102 @@ async def test_dns_changes_are_caught_at_dispatch() -> None:
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="resolve_timeout"):
         UrlPolicy.build(resolve_timeout=0)
+
+
+# -- the address table: every literal, at creation and at dispatch, and behind a name --------
+
+ADDRESS_TABLE: list[tuple[str, str | None]] = [
+    # IPv4
+    ("127.0.0.1", "loopback"),
+    ("10.0.0.1", "private"),
+    ("169.254.169.254", "link-local"),
+    ("100.64.0.1", "reserved"),
+    ("192.0.0.8", "private"),
+    ("198.51.100.7", "private"),
+    ("203.0.113.9", "private"),
+    ("240.0.0.1", "private"),
+    ("0.0.0.1", "unspecified"),
+    ("8.8.8.8", None),
+    ("1.1.1.1", None),
+    # plain IPv6
+    ("::1", "loopback"),
+    ("fe80::1", "link-local"),
+    ("fec0::1", "private"),  # deprecated site-local
+    ("fd00::1", "private"),
+    ("100::1", "private"),  # discard-only
+    ("2001:db8::1", "private"),
+    ("3fff::1", "private"),  # RFC 9637 documentation
+    ("2001:10::1", "private"),  # ORCHID
+    ("5f00::1", "reserved"),  # SRv6 SIDs (reserved)
+    ("ff05::2", "multicast"),
+    ("2606:4700:4700::1111", None),
+    ("2620:fe::fe", None),
+    # v4-mapped
+    ("::ffff:127.0.0.1", "loopback"),
+    ("::ffff:10.0.0.1", "private"),
+    ("::ffff:169.254.169.254", "link-local"),
+    ("::ffff:0.0.0.0", "unspecified"),
+    ("::ffff:8.8.8.8", None),
+    # v4-compatible (deprecated): the embedded class, else reserved
+    ("::127.0.0.1", "loopback"),
+    ("::a00:1", "private"),
+    ("::a9fe:a9fe", "link-local"),
+    ("::8.8.8.8", "reserved"),
+    # IPv4-translated (SIIT ::ffff:0:0:0/96): reserved
+    ("::ffff:0:7f00:1", "reserved"),
+    ("::ffff:0:808:808", "reserved"),
+    # NAT64 well-known: the embedded address decides
+    ("64:ff9b::7f00:1", "loopback"),
+    ("64:ff9b::a00:1", "private"),
+    ("64:ff9b::a9fe:a9fe", "link-local"),
+    ("64:ff9b::808:808", None),
+    # NAT64 local-use (RFC 8215): never public
+    ("64:ff9b:1::a00:1", "private"),
+    ("64:ff9b:1::7f00:1", "loopback"),
+    ("64:ff9b:1::808:808", "reserved"),
+    ("64:ff9b:1:ffff::808:808", "reserved"),
+    # 6to4
+    ("2002:7f00:1::1", "loopback"),
+    ("2002:a00:1::", "private"),
+    ("2002:a9fe:a9fe::1", "link-local"),
+    ("2002:808:808::1", None),
+    # Teredo: server 65.54.227.120, client from the obfuscated bits
+    ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "private"),  # client 192.0.2.45
+    ("2001:0:4136:e378::80ff:fffe", "loopback"),  # client 127.0.0.1
+    ("2001:0:a00:1::", "private"),  # server 10.0.0.1
+    ("2001::1", "unspecified"),  # server 0.0.0.0
+]
+
+
+@pytest.mark.parametrize(("address", "kind"), ADDRESS_TABLE)
+def test_address_table_classes(address: str, kind: str | None) -> None:
+    assert address_class(ipaddress.ip_address(address)) == kind
+
+
+def _literal_url(address: str) -> str:
+    host = f"[{address}]" if ":" in address else address
+    return f"http://{host}:8080/hook"
+
+
+@pytest.mark.parametrize(("address", "kind"), ADDRESS_TABLE)
+async def test_address_table_at_creation_and_dispatch(address: str, kind: str | None) -> None:
+    """Literal URLs, and a name resolving to the address: refused at both checkpoints."""
+    resolver = FakeResolver({"named.example": [address]})
+    policy = fake_policy(resolver)
+    for url in (_literal_url(address), "https://named.example/hook"):
+        if kind is None:
+            await policy.check_new(url)
+            await policy.check_dispatch(url)
+            continue
+        with pytest.raises(TargetRefusedError, match=kind):
+            await policy.check_new(url)
+        with pytest.raises(TargetRefusedError, match=kind):
+            await policy.check_dispatch(url)
+        assert policy.refusal(ipaddress.ip_address(address)) == kind
+
+
+@pytest.mark.parametrize(
+    "address", ["::127.0.0.1", "::a00:1", "::a9fe:a9fe", "64:ff9b:1::a00:1", "2002:a00:1::"]
+)
+async def test_embedded_private_addresses_open_only_with_private_targets(address: str) -> None:
+    await UrlPolicy.build(allow_private_targets=True).check_dispatch(_literal_url(address))

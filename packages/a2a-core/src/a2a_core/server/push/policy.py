@@ -47,7 +47,16 @@ ALWAYS_REFUSED = frozenset({"unspecified", "multicast"})
 """Never a webhook, whatever the flags (only an explicit host allowlist overrides)."""
 
 _THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
+_V4_COMPATIBLE = ipaddress.ip_network("::/96")
+"""Deprecated IPv4-compatible IPv6 (RFC 4291 §2.5.5.1): never routable today."""
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+"""Well-known NAT64 prefix (RFC 6052): the translator reaches the embedded IPv4 address."""
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+"""Local-use NAT64 prefix (RFC 8215): translated inside one network, never public."""
+_TEREDO = ipaddress.ip_network("2001::/32")
+_NOT_GLOBAL = (ipaddress.ip_network("192.0.0.0/24"), ipaddress.ip_network("3fff::/20"))
+"""Non-global ranges some Pythons' ``ipaddress`` tables miss (IETF protocol
+assignments, RFC 9637 documentation)."""
 _LOOPBACK = (ipaddress.IPv4Address("127.0.0.1"), ipaddress.IPv6Address("::1"))
 
 
@@ -75,28 +84,70 @@ class WebhookTarget:
         return f"{self.url.scheme}://{host}:{self.port}"
 
 
+def _low32(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address:
+    return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[list[ipaddress.IPv4Address], str | None]:
+    """(IPv4 addresses the IPv6 form carries, the class of the form itself when not public).
+
+    Every form that can lead a connection to an IPv4 host is classified by that
+    host: v4-mapped, v4-compatible, NAT64 (both prefixes), 6to4 and Teredo
+    (server and client). Forms that are never public themselves are named too,
+    so a public embedded address does not make them acceptable.
+    """
+    mapped = ip.ipv4_mapped
+    if mapped is not None:
+        return [mapped], None
+    if ip in _V4_COMPATIBLE:
+        return [_low32(ip)], "reserved"
+    if ip in _NAT64:
+        return [_low32(ip)], None
+    if ip in _NAT64_LOCAL:
+        # RFC 6052 allows prefixes /48../96, so the IPv4 bits may sit elsewhere:
+        # classify the common /96 layout, and refuse the prefix whatever it holds.
+        return [_low32(ip)], "reserved"
+    sixtofour = ip.sixtofour
+    if sixtofour is not None:
+        return [sixtofour], None
+    if ip in _TEREDO and ip.teredo is not None:
+        server, client = ip.teredo
+        return [server, client], "reserved"
+    return [], None
+
+
 def address_class(ip: IPAddress) -> str | None:
-    """The non-public class of an address ("loopback", "private", ...), None if public."""
-    if isinstance(ip, ipaddress.IPv6Address):
-        embedded = ip.ipv4_mapped or ip.sixtofour
-        if embedded is None and ip in _NAT64:
-            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-        if embedded is not None:
-            inner = address_class(embedded)
-            if inner is not None:
-                return inner
+    """The non-public class of an address ("loopback", "private", ...), None if public.
+
+    Fail closed: an address is public only when nothing says otherwise, IPv6
+    forms that embed an IPv4 address take the class of that address, and
+    reserved ranges (``is_reserved``, which ``is_global`` ignores) are refused.
+    """
     if ip.is_unspecified or ip in _THIS_NETWORK:
         return "unspecified"
-    if ip.is_multicast or ip == ipaddress.IPv4Address("255.255.255.255"):
-        return "multicast"
     if ip.is_loopback:
         return "loopback"
+    form: str | None = None
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded, form = _embedded_ipv4(ip)
+        for inner in embedded:
+            kind = address_class(inner)
+            if kind is not None:
+                return kind
+        if embedded and form is None:
+            return None  # v4-mapped, NAT64, 6to4 of a public address: that address decides
+    if ip.is_multicast or ip == ipaddress.IPv4Address("255.255.255.255"):
+        return "multicast"
     if ip.is_link_local:
         return "link-local"
-    if ip.is_private:
+    if (
+        ip.is_private
+        or any(ip in net for net in _NOT_GLOBAL)
+        or (isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local)
+    ):
         return "private"
-    if not ip.is_global:
-        return "reserved"
+    if form is not None or ip.is_reserved or not ip.is_global:
+        return form or "reserved"
     return None
 
 

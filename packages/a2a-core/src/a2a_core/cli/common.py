@@ -17,6 +17,8 @@ from enum import IntEnum
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from ..bindings import cli_bindings
+
 if TYPE_CHECKING:
     from ..client import A2AClient
     from ..types import AgentCard, Message, Task
@@ -39,8 +41,8 @@ __all__ = [
 BEARER_ENV = "A2A_BEARER_TOKEN"
 """The default of ``--bearer`` (a token on the command line is visible to other local users)."""
 
-BINDINGS = {"jsonrpc": "JSONRPC", "http+json": "HTTP+JSON", "rest": "HTTP+JSON"}
-"""``--binding`` spellings and the card's binding names they select."""
+BINDINGS = cli_bindings()
+"""``--binding`` spellings and the card's binding names they select (``a2a_core.bindings``)."""
 
 _DEFAULT_TIMEOUT = 60.0
 _FAILED_STATES = ("TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_CANCELED")

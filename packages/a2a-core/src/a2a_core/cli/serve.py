@@ -21,6 +21,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..bindings import bindings
 from .common import ExitCode, UsageError, check_url, parse_header
 from .target import is_url, load_target
 
@@ -47,7 +48,7 @@ an async function / async generator function taking the request context.
 """
 
 _SUPPORTED_VERSIONS = ("1.0", "0.3")
-_BINDING_ORDER = ("JSONRPC", "HTTP+JSON")
+_BINDING_ORDER = tuple(b.name for b in bindings())
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]

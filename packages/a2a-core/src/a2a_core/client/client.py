@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Self, cast
 import httpx
 from pydantic import BaseModel
 
+from ..bindings import TransportConfig, binding
 from ..errors import InvalidAgentResponseError
 from ..types import (
     AgentCard,
@@ -52,7 +53,7 @@ from ..types import (
 from ..wire._json import DEFAULT_LIMITS, DecodeLimits
 from ..wire.operations import Operation
 from .discovery import DEFAULT_CARD_LIMITS, CardCache, CardLimits, CardResolver
-from .interfaces import DEFAULT_VERSIONS, select_interface
+from .interfaces import DEFAULT_VERSIONS, NoCompatibleInterfaceError, select_interface
 from .results import SendResult, TaskTracker, settles
 from .transports._http import HttpSettings
 from .transports.base import CallOptions, ClientTransport, EventIterator
@@ -261,7 +262,7 @@ class A2AClient:
                 limits=response_limits,
                 headers=dict(headers or {}) if not owns_http else {},
             )
-            transport = _http_transport(interface, http, settings)
+            transport = _transport(interface, http, settings, headers)
         except BaseException:
             if owns_http:
                 await http.aclose()
@@ -305,7 +306,7 @@ class A2AClient:
             limits=response_limits,
             headers=dict(headers or {}) if not owns_http else {},
         )
-        transport = _http_transport(interface, http, settings)
+        transport = _transport(interface, http, settings, headers)
         closers = [http.aclose] if owns_http else []
         return cls(
             transport, card=card, interface=interface, extensions=extensions, closers=closers
@@ -693,13 +694,17 @@ def _http_client(
     return given
 
 
-def _http_transport(
-    interface: AgentInterface, http: httpx.AsyncClient, settings: HttpSettings
+def _transport(
+    interface: AgentInterface,
+    http: httpx.AsyncClient,
+    settings: HttpSettings,
+    headers: Mapping[str, str] | None,
 ) -> ClientTransport:
-    from .transports.jsonrpc import JsonRpcTransport
-    from .transports.rest import RestTransport
-
-    version = interface.protocol_version
-    if interface.protocol_binding == "HTTP+JSON":
-        return RestTransport(interface.url, version=version, http=http, settings=settings)
-    return JsonRpcTransport(interface.url, version=version, http=http, settings=settings)
+    """The registered binding's transport for ``interface`` (see ``a2a_core.bindings``)."""
+    entry = binding(interface.protocol_binding)
+    if entry is None:
+        raise NoCompatibleInterfaceError(
+            f"No binding {interface.protocol_binding[:40]!r} is registered in a2a_core.bindings"
+        )
+    factory = entry.transport_factory()
+    return factory(interface, TransportConfig(http, settings, dict(headers or {})))

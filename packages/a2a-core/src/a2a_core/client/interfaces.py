@@ -2,7 +2,8 @@
 
 The card lists its interfaces, preferred first. We pick the first protocol
 version in ``preferred_versions`` (1.0, then 0.3) that the card offers with a
-binding we speak, and within a version the card's own order, unless
+binding we speak (registered in ``a2a_core.bindings``, with its extra installed,
+for that version), and within a version the card's own order, unless
 ``preferred_bindings`` is given, which then also orders the bindings.
 Version spellings ("1.0.0", "0.3.0") and binding spellings ("jsonrpc",
 "REST") are normalized.
@@ -13,30 +14,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urljoin
 
+from ..bindings import binding as registered_binding
+from ..bindings import bindings, normalize_binding
 from ..errors import UnsupportedOperationError
 from ..types import AgentCard, AgentInterface
 
 __all__ = [
     "DEFAULT_VERSIONS",
-    "SUPPORTED_BINDINGS",
     "NoCompatibleInterfaceError",
     "normalize_binding",
     "normalize_version",
     "select_interface",
+    "supported_bindings",
 ]
 
 DEFAULT_VERSIONS: tuple[str, ...] = ("1.0", "0.3")
-SUPPORTED_BINDINGS: tuple[str, ...] = ("JSONRPC", "HTTP+JSON")
-_BINDING_ALIASES = {
-    "JSONRPC": "JSONRPC",
-    "JSON-RPC": "JSONRPC",
-    "JSONRPC2": "JSONRPC",
-    "HTTP+JSON": "HTTP+JSON",
-    "HTTP_JSON": "HTTP+JSON",
-    "HTTPJSON": "HTTP+JSON",
-    "REST": "HTTP+JSON",
-    "GRPC": "GRPC",
-}
 
 
 class NoCompatibleInterfaceError(UnsupportedOperationError):
@@ -53,10 +45,9 @@ def normalize_version(version: str) -> str:
     return f"{major}.{minor}"
 
 
-def normalize_binding(binding: str) -> str:
-    """The canonical binding name (custom URI bindings are kept as they are)."""
-    key = binding.strip().upper()
-    return _BINDING_ALIASES.get(key, binding.strip())
+def supported_bindings() -> tuple[str, ...]:
+    """The bindings this client can speak now (registered, with their extras installed)."""
+    return tuple(b.name for b in bindings() if b.available)
 
 
 def select_interface(
@@ -71,18 +62,22 @@ def select_interface(
     ``base_url`` (where the card came from) resolves relative interface URLs.
     """
     versions = [normalize_version(v) for v in preferred_versions]
-    bindings = (
+    wanted = (
         [normalize_binding(b) for b in preferred_bindings]
         if preferred_bindings is not None
-        else list(SUPPORTED_BINDINGS)
+        else list(supported_bindings())
     )
-    usable = [b for b in bindings if b in SUPPORTED_BINDINGS]
+    usable = [b for b in wanted if (entry := registered_binding(b)) and entry.available]
+    missing = [b for b in wanted if (entry := registered_binding(b)) and not entry.available]
     best: tuple[int, int, int] | None = None
     chosen: AgentInterface | None = None
     for index, iface in enumerate(card.supported_interfaces):
         version = normalize_version(iface.protocol_version or "0.3")
         binding = normalize_binding(iface.protocol_binding)
         if version not in versions or binding not in usable:
+            continue
+        entry = registered_binding(binding)
+        if entry is None or version not in entry.versions:
             continue
         rank_binding = usable.index(binding) if preferred_bindings is not None else 0
         key = (versions.index(version), rank_binding, index)
@@ -92,15 +87,24 @@ def select_interface(
                 update={
                     "protocol_version": version,
                     "protocol_binding": binding,
-                    "url": urljoin(base_url, iface.url) if base_url else iface.url,
+                    "url": (
+                        urljoin(base_url, iface.url)
+                        if base_url and entry.relative_urls
+                        else iface.url
+                    ),
                 }
             )
     if chosen is None:
         offered = ", ".join(
             f"{i.protocol_binding} {i.protocol_version}" for i in card.supported_interfaces[:10]
         )
+        hint = "".join(
+            f"; {name} needs a2a-adapters-core[{entry.extra}]"
+            for name in missing
+            if (entry := registered_binding(name)) is not None and entry.extra
+        )
         raise NoCompatibleInterfaceError(
             f"Agent {card.name[:80]!r} offers [{offered or 'no interfaces'}]; this client speaks "
-            f"{'/'.join(usable) or 'no binding'} in versions {', '.join(versions)}"
+            f"{'/'.join(usable) or 'no binding'} in versions {', '.join(versions)}{hint}"
         )
     return chosen

@@ -15,8 +15,9 @@ from typing import Any, cast
 import httpx
 from pydantic import BaseModel, ValidationError, create_model
 
+from ...bindings import TransportConfig
 from ...errors import InvalidAgentResponseError, UnsupportedOperationError
-from ...types import SendMessageResponse
+from ...types import AgentInterface, SendMessageResponse
 from ...wire._json import dumps
 from ...wire.codec import RESULT_TYPES, Codec
 from ...wire.operations import Operation
@@ -37,7 +38,7 @@ from ._http import (
 from ._streams import peeked, single
 from .base import CallOptions, EventIterator
 
-__all__ = ["JsonRpcTransport"]
+__all__ = ["JsonRpcTransport", "from_interface"]
 
 _EVENT_STREAM = "text/event-stream"
 
@@ -229,3 +230,13 @@ def _envelope_model(op: Operation) -> type[BaseModel] | None:
 
 def _same_id(answered: Any, request_id: int) -> bool:
     return type(answered) is int and answered == request_id
+
+
+def from_interface(interface: AgentInterface, config: TransportConfig) -> JsonRpcTransport:
+    """The ``TransportFactory`` registered for this binding in ``a2a_core.bindings``."""
+    return JsonRpcTransport(
+        interface.url,
+        version=interface.protocol_version,
+        http=config.http,
+        settings=config.settings,
+    )

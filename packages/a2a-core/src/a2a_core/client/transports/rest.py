@@ -19,7 +19,9 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel
 
+from ...bindings import TransportConfig
 from ...errors import UnsupportedOperationError
+from ...types import AgentInterface
 from ...wire._json import dumps
 from ...wire.codec import Codec
 from ...wire.errors_wire import decode_rest_error
@@ -41,7 +43,7 @@ from ._http import (
 from ._streams import peeked, single
 from .base import CallOptions, EventIterator
 
-__all__ = ["RestTransport"]
+__all__ = ["RestTransport", "from_interface"]
 
 _EVENT_STREAM = "text/event-stream"
 _EVENT_MEMBERS = ("task", "message", "statusUpdate", "artifactUpdate", "msg")
@@ -202,3 +204,13 @@ class RestTransport:
     async def aclose(self) -> None:
         if self._owns_http:
             await self._http.aclose()
+
+
+def from_interface(interface: AgentInterface, config: TransportConfig) -> RestTransport:
+    """The ``TransportFactory`` registered for this binding in ``a2a_core.bindings``."""
+    return RestTransport(
+        interface.url,
+        version=interface.protocol_version,
+        http=config.http,
+        settings=config.settings,
+    )

@@ -1,0 +1,156 @@
+"""The protocol bindings this package speaks, registered in one table.
+
+A binding is one entry here: the name cards use for it, the other spellings
+clients and the CLI accept, the protocol versions it carries, and where its
+client transport lives. The transport is named by import path and loaded
+only when an interface of that binding is chosen, so an optional binding
+(gRPC, behind the ``grpc`` extra) costs nothing until it is used, and a
+missing extra is reported by name. Interface selection, ``A2AClient`` and
+the CLI all read this table; a new binding is one module and one
+``register_binding`` call.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import httpx
+
+    from .client.transports._http import HttpSettings
+    from .client.transports.base import ClientTransport
+    from .types import AgentInterface
+
+__all__ = [
+    "Binding",
+    "BindingUnavailableError",
+    "TransportConfig",
+    "TransportFactory",
+    "binding",
+    "bindings",
+    "cli_bindings",
+    "normalize_binding",
+    "register_binding",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TransportConfig:
+    """What a client transport factory is given besides the interface."""
+
+    http: httpx.AsyncClient
+    """The HTTP client of the connection (HTTP bindings send through it)."""
+    settings: HttpSettings
+    """Timeouts and response bounds."""
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    """Headers for every call (also set on ``http`` when we created it); others send them
+    as their own metadata."""
+
+
+TransportFactory = Callable[["AgentInterface", TransportConfig], "ClientTransport"]
+"""``factory(interface, config) -> ClientTransport`` for one interface of the binding."""
+
+
+class BindingUnavailableError(ImportError):
+    """The binding's client or server needs an optional extra that is not installed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """One protocol binding: its names, versions and client transport."""
+
+    name: str
+    """The name in ``AgentInterface.protocol_binding`` ("JSONRPC", "HTTP+JSON", "GRPC")."""
+    aliases: tuple[str, ...] = ()
+    """Other accepted spellings (compared upper-cased)."""
+    cli_names: tuple[str, ...] = ()
+    """``--binding`` spellings of the CLI (lower-case)."""
+    versions: tuple[str, ...] = ("1.0", "0.3")
+    """The protocol versions it carries."""
+    client: str | None = None
+    """``"module:attribute"`` of the ``TransportFactory`` (None: no client transport)."""
+    extra: str | None = None
+    """The optional extra the binding needs (named when its import fails)."""
+    relative_urls: bool = True
+    """Whether a card's interface URL may be relative to the card's own URL (HTTP bindings)."""
+    requires: tuple[str, ...] = ()
+    """Modules that must be importable for the binding to be usable (the extra's)."""
+
+    @property
+    def available(self) -> bool:
+        """Whether the client transport can be loaded (its extra's modules are installed)."""
+        return self.client is not None and all(_installed(m) for m in self.requires)
+
+    def transport_factory(self) -> TransportFactory:
+        """The client transport factory, imported now."""
+        if self.client is None:
+            raise BindingUnavailableError(f"The {self.name} binding has no client transport")
+        module_name, _, attribute = self.client.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            hint = f" (install a2a-adapters-core[{self.extra}])" if self.extra is not None else ""
+            raise BindingUnavailableError(
+                f"The {self.name} binding is not available: {exc}{hint}"
+            ) from exc
+        return cast(TransportFactory, getattr(module, attribute))
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+_REGISTRY: dict[str, Binding] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register_binding(entry: Binding) -> None:
+    """Add (or replace) a binding; its name and aliases become accepted spellings."""
+    _REGISTRY[entry.name] = entry
+    for spelling in (entry.name, *entry.aliases):
+        _ALIASES[spelling.strip().upper()] = entry.name
+
+
+def bindings() -> tuple[Binding, ...]:
+    """Every registered binding, in registration order (the default preference)."""
+    return tuple(_REGISTRY.values())
+
+
+def normalize_binding(name: str) -> str:
+    """The canonical binding name (an unknown, e.g. custom URI, binding is kept as is)."""
+    return _ALIASES.get(name.strip().upper(), name.strip())
+
+
+def binding(name: str) -> Binding | None:
+    """The registered binding called ``name`` (any accepted spelling), or None."""
+    return _REGISTRY.get(normalize_binding(name))
+
+
+def cli_bindings() -> dict[str, str]:
+    """CLI ``--binding`` spellings -> binding names."""
+    return {cli: entry.name for entry in _REGISTRY.values() for cli in entry.cli_names}
+
+
+def _builtin(**kwargs: Any) -> None:
+    register_binding(Binding(**kwargs))
+
+
+_builtin(
+    name="JSONRPC",
+    aliases=("JSON-RPC", "JSONRPC2"),
+    cli_names=("jsonrpc",),
+    client="a2a_core.client.transports.jsonrpc:from_interface",
+)
+_builtin(
+    name="HTTP+JSON",
+    aliases=("HTTP_JSON", "HTTPJSON", "REST"),
+    cli_names=("http+json", "rest"),
+    client="a2a_core.client.transports.rest:from_interface",
+)

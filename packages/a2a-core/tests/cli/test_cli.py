@@ -599,3 +599,13 @@ def test_ctrl_c_interrupts_a_client_command_with_130(ours: str) -> None:
     assert "a2a: interrupted" in err
     assert f"The task may still be running: a2a get {ours} {task_id.group(1)}" in err
     assert out is not None
+
+
+def test_a2a_serve_refuses_an_oversized_request_head(ours: str) -> None:
+    """``a2a serve`` bounds the request head (431), and keeps serving afterwards."""
+    port = int(ours.rsplit(":", 1)[1])
+    card_get = b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n"
+    for extra, status in ((b"X-Big: " + b"a" * 100_000 + b"\r\n", b"431"), (b"", b"200")):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            conn.sendall(card_get + extra + b"\r\n")
+            assert conn.recv(64).split(b" ")[1] == status

@@ -32,6 +32,7 @@ import uvicorn
 from ..card import AgentCardBuilder
 from ..types import AgentCard, AgentInterface, TransportProtocol
 from .asgi.app import A2AApp, create_app
+from .head_limits import uvicorn_http_options
 from .push_api import PushNotifier
 from .service import A2AService
 
@@ -243,6 +244,7 @@ def _config(app: A2AApp, log_level: str, graceful: int | None) -> uvicorn.Config
         log_level=log_level,
         timeout_graceful_shutdown=graceful,
         access_log=False,
+        **uvicorn_http_options(app.max_header_bytes, app.max_header_count),
     )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from ...errors import A2AError, HttpStatusMapping, InternalError
 from ...types import AgentCard
 from ...wire import DEFAULT_LIMITS, Codec, DecodeLimits, V10Codec, dumps
+from ..head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT, head_too_large
 from ..service import A2AService, ConfigurationError
 from .card_route import CARD_PATHS, CardDocument, card_document
 from .edge import Authenticate, Edge
@@ -50,6 +51,8 @@ class A2AApp:
         http_status_mapping: HttpStatusMapping | str = HttpStatusMapping.V1_0_1,
         rest_content_type: str = "application/json",
         max_body_bytes: int | None = None,
+        max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+        max_header_count: int = DEFAULT_MAX_HEADER_COUNT,
         limits: DecodeLimits = DEFAULT_LIMITS,
         card_max_age: int = 300,
         authenticate: Authenticate | None = None,
@@ -67,6 +70,10 @@ class A2AApp:
         body_limit = max_body_bytes if max_body_bytes is not None else limits.max_bytes
         if body_limit <= 0:
             raise ConfigurationError("max_body_bytes must be > 0")
+        if max_header_bytes <= 0 or max_header_count <= 0:
+            raise ConfigurationError("max_header_bytes and max_header_count must be > 0")
+        self.max_header_bytes = max_header_bytes
+        self.max_header_count = max_header_count
         mapping = HttpStatusMapping(http_status_mapping)
         self.service = service
         self._extra_lifespan = lifespan
@@ -110,6 +117,15 @@ class A2AApp:
         self._not_found = dumps(
             {"error": {"code": 404, "status": "NOT_FOUND", "message": "Not found"}}
         )
+        self._head_too_large = dumps(
+            {
+                "error": {
+                    "code": 431,
+                    "status": "REQUEST_HEADER_FIELDS_TOO_LARGE",
+                    "message": "Request header fields too large",
+                }
+            }
+        )
 
     # -- ASGI -----------------------------------------------------------------------
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -118,6 +134,11 @@ class A2AApp:
             if kind == "lifespan":
                 await self._lifespan(receive, send)
             return  # websockets are not part of A2A: the server closes them
+        if head_too_large(scope["headers"], self.max_header_bytes, self.max_header_count):
+            await send_bytes(
+                send, 431, self._head_too_large, b"application/json", [(b"connection", b"close")]
+            )
+            return
         path: str = scope["path"]
         root: str = scope.get("root_path", "")
         if root and path.startswith(root):
@@ -206,6 +227,8 @@ def create_app(
     http_status_mapping: HttpStatusMapping | str = HttpStatusMapping.V1_0_1,
     rest_content_type: str = "application/json",
     max_body_bytes: int | None = None,
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+    max_header_count: int = DEFAULT_MAX_HEADER_COUNT,
     limits: DecodeLimits = DEFAULT_LIMITS,
     card_max_age: int = 300,
     authenticate: Authenticate | None = None,
@@ -225,6 +248,8 @@ def create_app(
     - ``rest_content_type``: "application/json" (default) or "application/a2a+json".
     - ``max_body_bytes`` (default ``limits.max_bytes``, 10 MiB) and ``limits``
       (JSON depth, parts, history): bounds on what a client can send.
+    - ``max_header_bytes`` (16 KiB) / ``max_header_count`` (100): bounds on the
+      request headers; beyond them the answer is 431.
     - ``card_max_age``: ``Cache-Control: max-age`` of the card, in seconds.
     - ``authenticate``: ``async (headers) -> Principal | None`` (headers lower-cased). When
       the card declares security (``require_auth`` None derives it from the
@@ -244,6 +269,8 @@ def create_app(
         http_status_mapping=http_status_mapping,
         rest_content_type=rest_content_type,
         max_body_bytes=max_body_bytes,
+        max_header_bytes=max_header_bytes,
+        max_header_count=max_header_count,
         limits=limits,
         card_max_age=card_max_age,
         authenticate=authenticate,

@@ -6,7 +6,9 @@ plugins, all found through the ``a2a_core`` entry-point group, then
 ``check_pending()`` (a typo in a hook name is an error). Environment:
 
 - ``A2A_DISABLE_PLUGIN_AUTOLOAD=1``: load no third-party plugin (built-ins still load);
-- ``A2A_PLUGINS=name1,name2``: load only these third-party entry points.
+- ``A2A_PLUGINS=name1,name2``: load only these third-party entry points;
+- ``A2A_TRACE_HOOKS=1``: write every hook call (plugin, arguments, result) to stderr,
+  through pluggy's tracer (``A2APluginManager.trace_hooks``).
 
 Hooks are called here, at configuration time, one implementation at a time so
 that a failure names its plugin (``PluginError``). What requests need is
@@ -17,9 +19,11 @@ composed once into plain callables: ``transition_observer`` (one
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import os
+import sys
 import threading
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
@@ -45,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DISABLE_AUTOLOAD_ENV",
     "PLUGINS_ENV",
+    "TRACE_HOOKS_ENV",
     "A2APluginManager",
     "PluginError",
     "PluginInfo",
@@ -69,6 +74,8 @@ DISABLE_AUTOLOAD_ENV = "A2A_DISABLE_PLUGIN_AUTOLOAD"
 """Set to 1/true/yes/on to load no third-party plugin (built-ins still load)."""
 PLUGINS_ENV = "A2A_PLUGINS"
 """Comma-separated allowlist of third-party entry-point names (empty: none)."""
+TRACE_HOOKS_ENV = "A2A_TRACE_HOOKS"
+"""Set to 1/true/yes/on to trace every hook call to stderr (debugging plugins)."""
 
 _CORE_DISTRIBUTION = "a2a-adapters-core"
 _BUILTIN_MODULE_PREFIX = "a2a_core._builtins"
@@ -121,6 +128,7 @@ class A2APluginManager(pluggy.PluginManager):
         super().__init__(PROJECT)
         self.add_hookspecs(hookspecs)
         self._origins: dict[str, _Origin] = {}
+        self._hook_trace: Any = None
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
         label = name or self.get_canonical_name(plugin)
@@ -134,7 +142,38 @@ class A2APluginManager(pluggy.PluginManager):
         if problem is not None:
             self.unregister(plugin)
             raise problem
+        if self._hook_trace is not None:
+            self._trace_impls(plugin)
         return registered
+
+    def trace_hooks(self, write: Callable[[str], object] | None = None) -> None:
+        """Trace every hook call from now on, to ``write`` (default: stderr).
+
+        Uses pluggy's tracer (``pm.trace.root.setwriter`` and ``enable_tracing``,
+        for hooks called through ``pm.hook``); since a2a_core calls each
+        implementation on its own, each implementation is traced too, with its
+        plugin's name. Option values whose names look secret are redacted.
+        """
+        if self._hook_trace is not None:
+            return
+        self.trace.root.setwriter(write if write is not None else _write_stderr)
+        self.enable_tracing()
+        self._hook_trace = self.trace.root.get("hook")
+        for _, plugin in self.list_name_plugin():
+            if plugin is not None:
+                self._trace_impls(plugin)
+
+    def _trace_impls(self, plugin: object) -> None:
+        trace = self._hook_trace
+        for caller in self.get_hookcallers(plugin) or ():
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin:
+                    # pluggy types HookImpl.function Final; replacing it is how each
+                    # implementation (called on its own, not through pm.hook) gets traced.
+                    traced = _traced(
+                        trace, caller.name, impl.plugin_name, impl.argnames, impl.function
+                    )
+                    setattr(impl, "function", traced)  # noqa: B010
 
     def _impl_problem(self, plugin: object, name: str) -> PluginError | None:
         for caller in self.get_hookcallers(plugin) or ():
@@ -223,6 +262,52 @@ class A2APluginManager(pluggy.PluginManager):
         return (found.distribution, found.version, found.builtin)
 
 
+def _write_stderr(text: str) -> None:
+    sys.stderr.write(text)
+    sys.stderr.flush()
+
+
+_SECRET_WORDS = ("token", "secret", "password", "key", "credential")
+
+
+def _redacted(value: object) -> object:
+    if isinstance(value, Mapping):
+        items = cast(Mapping[object, object], value).items()
+        return {
+            k: "***" if any(w in str(k).lower() for w in _SECRET_WORDS) else v for k, v in items
+        }
+    return value
+
+
+def _traced(
+    trace: Any,
+    hook_name: str,
+    plugin: str,
+    argnames: Sequence[str],
+    function: Callable[..., object],
+) -> Callable[..., object]:
+    """``function`` writing its call and result to pluggy's hook tracer."""
+
+    @functools.wraps(function)
+    def call(*args: object) -> object:
+        trace.root.indent += 1
+        try:
+            trace(
+                f"{hook_name} -> {plugin}",
+                {n: _redacted(v) for n, v in zip(argnames, args, strict=False)},
+            )
+            result = function(*args)
+            trace("finish", hook_name, plugin, "-->", result)
+            return result
+        except BaseException as exc:
+            trace("failed", hook_name, plugin, "-->", repr(exc))
+            raise
+        finally:
+            trace.root.indent -= 1
+
+    return call
+
+
 def _is_builtin(ep: metadata.EntryPoint) -> bool:
     dist = ep.dist
     if dist is not None and _normalize(dist.name) == _CORE_DISTRIBUTION:
@@ -259,6 +344,9 @@ def create_plugin_manager(
 ) -> A2APluginManager:
     """A new, uncached manager (tests, embedding); ``entry_points=False`` gives specs only."""
     pm = A2APluginManager()
+    env = os.environ if environ is None else environ
+    if env.get(TRACE_HOOKS_ENV, "").strip().lower() in _TRUE:
+        pm.trace_hooks()
     if entry_points:
         pm.load_plugins(environ)
         pm.check_pending()

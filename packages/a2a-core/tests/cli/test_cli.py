@@ -165,7 +165,7 @@ def test_send_with_binding_and_version(
     capsys: pytest.CaptureFixture[str], server: str, binding: str, version: str
 ) -> None:
     code, out, _ = cli(
-        capsys, "send", server, "hello there", "--binding", binding, "--version", version
+        capsys, "send", server, "hello there", "--binding", binding, "--protocol-version", version
     )
     assert code == 0
     assert out.splitlines()[-1] == "Echo: hello there"

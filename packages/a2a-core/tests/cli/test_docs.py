@@ -22,7 +22,16 @@ def commands() -> dict[str, argparse.ArgumentParser]:
 def test_every_command_and_option_is_documented() -> None:
     text = DOC.read_text()
     found = commands()
-    assert sorted(found) == ["cancel", "card", "get", "list", "send", "serve", "subscribe"]
+    assert sorted(found) == [
+        "cancel",
+        "card",
+        "get",
+        "list",
+        "plugins",
+        "send",
+        "serve",
+        "subscribe",
+    ]
     for name, parser in found.items():
         assert f"a2a {name}" in text, name
         for action in parser._actions:  # pyright: ignore[reportPrivateUsage]

@@ -36,7 +36,8 @@ AGENT_OPTIONS = frozenset(
         "output_modes",
     }
 )
-"""Server options passed on to ``LangChainAgent`` (``runnable_config`` becomes ``config``)."""
+"""Server options passed on to ``LangChainAgent`` (``runnable_config``, or a mapping given
+as ``config``, becomes ``config``)."""
 
 
 def agent_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -44,6 +45,8 @@ def agent_options(options: Mapping[str, Any]) -> dict[str, Any]:
     kwargs = {k: v for k, v in options.items() if k in AGENT_OPTIONS and v is not None}
     if options.get("runnable_config") is not None:
         kwargs["config"] = options["runnable_config"]
+    elif isinstance(options.get("config"), Mapping):  # `a2a serve -o config={...}`
+        kwargs["config"] = options["config"]
     return kwargs
 
 

@@ -1,8 +1,8 @@
 """What the commands share: exit codes, usage errors, the connection options, the client.
 
 Every client command takes the agent's URL and the same connection options
-(``--header``, ``--bearer``, ``--timeout``, ``--binding``, ``--version``,
-``--json``); ``connection_parser`` is the argparse parent that declares them
+(``--header``, ``--bearer``, ``--timeout``, ``--binding``,
+``--protocol-version``, ``--json``); ``connection_parser`` is the argparse parent that declares them
 once and ``connect`` turns them into an ``A2AClient``.
 """
 
@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..bindings import cli_bindings
@@ -45,6 +46,7 @@ BINDINGS = cli_bindings()
 """``--binding`` spellings and the card's binding names they select (``a2a_core.bindings``)."""
 
 _DEFAULT_TIMEOUT = 60.0
+_PROTOCOL_VERSIONS = ("1.0", "0.3")
 _FAILED_STATES = ("TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_CANCELED")
 
 
@@ -62,10 +64,20 @@ class ExitCode(IntEnum):
     """The agent could not be reached or did not answer in time."""
     INTERRUPTED = 130
     """Ctrl-C (SIGINT) stopped a client command."""
+    PIPE_CLOSED = 141
+    """The reader of stdout went away (``a2a ... | head``): 128 + SIGPIPE, as the shell says."""
 
 
 class UsageError(Exception):
-    """A mistake the user can fix on the command line (exit status 2)."""
+    """A mistake the user can fix on the command line (exit status 2).
+
+    ``cause`` is the exception behind it when its traceback helps (a TARGET
+    module that raised at import): ``--debug`` shows it, else only this line.
+    """
+
+    def __init__(self, message: str, *, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 @dataclass(slots=True)
@@ -113,7 +125,7 @@ def check_url(url: str) -> str:
 def connection_parser(*, choose_interface: bool = True) -> argparse.ArgumentParser:
     """The options every client command takes (an argparse parent parser).
 
-    ``choose_interface`` adds ``--binding`` and ``--version`` (not for ``card``).
+    ``choose_interface`` adds ``--binding`` and ``--protocol-version`` (not for ``card``).
     """
     parser = argparse.ArgumentParser(add_help=False)
     group = parser.add_argument_group("connection")
@@ -160,11 +172,39 @@ def _interface_options(group: argparse._ArgumentGroup) -> None:  # pyright: igno
         help="the protocol binding to use (default: the card's preferred one)",
     )
     group.add_argument(
-        "--version",
+        "--protocol-version",
         dest="protocol_version",
-        choices=("1.0", "0.3"),
+        choices=_PROTOCOL_VERSIONS,
         help="the A2A protocol version to speak (default: 1.0 when the agent offers it)",
     )
+    group.add_argument(
+        "--version",
+        dest="protocol_version",
+        choices=_PROTOCOL_VERSIONS,
+        action=_DeprecatedVersion,
+        help=argparse.SUPPRESS,
+    )
+
+
+class _DeprecatedVersion(argparse.Action):
+    """``--version`` on a client command: the old spelling of ``--protocol-version``.
+
+    It still works, with a note on stderr; ``a2a --version`` is the program's version.
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        print(
+            "a2a: warning: --version on a command is deprecated, use --protocol-version "
+            "(a2a --version prints the program's version)",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, values)
 
 
 def _timeouts(args: argparse.Namespace) -> tuple[float | None, float | None]:

@@ -3,22 +3,30 @@
 Usage and configuration mistakes exit 2, A2A errors the agent answered with
 exit 3, unreachable agents exit 4, a failed task exits 1 and Ctrl-C exits
 130 (``a2a serve`` stops cleanly on Ctrl-C and exits 0). Each failure is one
-line on stderr, ``a2a: error: ...``.
+line on stderr, ``a2a: error: ...``; ``--debug`` (or ``A2A_DEBUG=1``) adds
+the traceback behind it. When the reader of stdout goes away (``| head``),
+the command stops quietly with 141, as a Unix tool killed by SIGPIPE would.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shlex
 import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import card, send, serve, tasks
+from . import card, plugins, send, serve, tasks
 from .common import ExitCode, UsageError, session_of
 
-__all__ = ["build_parser", "main"]
+__all__ = ["DEBUG_ENV", "build_parser", "main"]
+
+DEBUG_ENV = "A2A_DEBUG"
+"""Set to 1/true/yes/on for ``--debug`` on every command (tracebacks behind errors)."""
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
 
 DESCRIPTION = """\
 Serve an agent over the Agent2Agent (A2A) protocol, and talk to any A2A agent
@@ -38,6 +46,7 @@ exit status:
   3    the agent answered with an A2A error (e.g. task not found)
   4    the agent could not be reached, or did not answer in time
   130  interrupted (Ctrl-C)
+  141  the reader of the output went away (e.g. '| head'); nothing more is printed
 
 Run 'a2a COMMAND --help' for a command's options and examples."""
 
@@ -53,13 +62,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"a2a (a2a-adapters-core) {__version__}"
     )
+    _debug_option(parser, default=_env_true(DEBUG_ENV))
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command")
     commands.required = True
     serve.add_parser(commands)
     card.add_parser(commands)
     send.add_parser(commands)
     tasks.add_parsers(commands)
+    plugins.add_parser(commands)
+    for command in commands.choices.values():
+        # Also after the command (``a2a serve x:y --debug``); unset there, the top level's wins.
+        _debug_option(command, default=argparse.SUPPRESS)
     return parser
+
+
+def _debug_option(parser: argparse.ArgumentParser, *, default: object) -> None:
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=default,
+        help=f"show the traceback behind an error (default: ${DEBUG_ENV})",
+    )
+
+
+def _env_true(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in _TRUE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -79,6 +106,8 @@ def _run(args: argparse.Namespace) -> int:
     session = session_of(args)
     try:
         return int(asyncio.run(args.run(args)))
+    except BrokenPipeError:
+        return _pipe_closed()
     except KeyboardInterrupt:
         if args.command == "serve":
             return ExitCode.OK
@@ -88,7 +117,15 @@ def _run(args: argparse.Namespace) -> int:
             print(f"The task may still be running: a2a get {url} {task}", file=sys.stderr)
         return ExitCode.INTERRUPTED
     except UsageError as exc:
-        _error(str(exc))
+        if exc.cause is None:
+            _error(str(exc))
+        elif args.debug:
+            import traceback
+
+            traceback.print_exception(exc.cause, file=sys.stderr)
+            _error(str(exc))
+        else:
+            _error(f"{exc} (--debug or {DEBUG_ENV}=1 shows the traceback)")
         return ExitCode.USAGE
     except Exception as exc:
         code = _failure(exc)
@@ -96,6 +133,17 @@ def _run(args: argparse.Namespace) -> int:
             url, task = shlex.quote(args.url), shlex.quote(session.task_id)
             print(f"Follow the task again with: a2a subscribe {url} {task}", file=sys.stderr)
         return code
+
+
+def _pipe_closed() -> int:
+    """stdout's reader left: stop printing, and keep the interpreter's last flush quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
+    return ExitCode.PIPE_CLOSED
 
 
 def _failure(exc: Exception) -> int:

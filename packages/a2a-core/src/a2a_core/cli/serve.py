@@ -23,6 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..bindings import bindings
 from .common import ExitCode, UsageError, check_url, parse_header
+from .options import check_adapter_options, parse_option
 from .target import is_url, load_target
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ examples:
   a2a serve agent.py:graph --name "Researcher" --skill "search:Search:Finds sources"
   a2a serve agent.py:agent --port 9000 --public-url https://agents.example.com/research
   a2a serve agent.py:agent --bearer-token "$TOKEN" --push --store sqlite:///tasks.db
+  a2a serve chain.py:chain -o stream=false -o input_key=question   # adapter options
   a2a serve https://agent.example.com --port 9000   # a gateway to a remote agent
 
 TARGET names an agent object: a LangChain Runnable or a CrewAI Crew (with
@@ -122,6 +124,18 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     behaviour.add_argument(
         "--adapter", metavar="NAME", help="the adapter to use (default: found from the object)"
+    )
+    behaviour.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        type=parse_option,
+        metavar="NAME=VALUE",
+        help=(
+            "an adapter option, e.g. -o stream=false (repeatable; VALUE is JSON when it "
+            "parses, else a string; an unknown NAME is refused with the valid ones)"
+        ),
     )
     behaviour.add_argument(
         "--remote-header",
@@ -227,7 +241,7 @@ async def _resolve_local(
     try:
         return resolve_agent(agent, options, adapter=args.adapter)
     except (TypeError, ConfigurationError) as exc:
-        raise UsageError(_first_line(exc)) from None
+        raise UsageError(_first_line(exc), cause=exc) from None
 
 
 async def _resolve_remote(
@@ -294,10 +308,14 @@ async def run(args: argparse.Namespace) -> int:
         stack.callback(stop.uninstall)
         stop.install()
         stack.enter_context(_quiet_cancellations(stop))
+        adapter_options: dict[str, Any] = dict(args.option)
         if gateway:
+            if adapter_options:
+                raise UsageError("-o sets adapter options; a gateway has no adapter")
             resolved, _ = await _resolve_remote(args, stack)
         else:
-            resolved = await _resolve_local(agent, args, options)
+            resolved = await _resolve_local(agent, args, {**options, **adapter_options})
+            check_adapter_options(resolved, adapter_options)
         port: int = args.port or _free_port(args.host)
         base = public_base_url(args.host, port, args.public_url)
         versions: tuple[str, ...] = args.versions
@@ -323,7 +341,7 @@ async def run(args: argparse.Namespace) -> int:
                 f"cannot listen on {args.host}:{port}: {exc.strerror or exc}"
             ) from None
         except (ConfigurationError, TypeError, ValueError, RuntimeError) as exc:
-            raise UsageError(_first_line(exc)) from None
+            raise UsageError(_first_line(exc), cause=exc) from None
         stop.server = server
         name = safe_text(server.app.card.name, single_line=True)
         what = f"a gateway to {args.target}" if gateway else _kind(resolved)

@@ -63,9 +63,9 @@ def _import(name: str) -> ModuleType:
                 f"cannot import {name!r}: no module named {exc.name!r} "
                 "(run a2a from the folder that holds it, or give path/to/file.py:attribute)"
             ) from None
-        raise UsageError(f"importing {name!r} failed: {_describe(exc)}") from None
+        raise UsageError(f"importing {name!r} failed: {_describe(exc)}", cause=exc) from None
     except (Exception, SystemExit) as exc:
-        raise UsageError(f"importing {name!r} failed: {_describe(exc)}") from None
+        raise UsageError(f"importing {name!r} failed: {_describe(exc)}", cause=exc) from None
 
 
 def _load_file(path: Path) -> ModuleType:
@@ -87,7 +87,7 @@ def _load_file(path: Path) -> ModuleType:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:
         sys.modules.pop(name, None)
-        raise UsageError(f"importing {str(path)!r} failed: {_describe(exc)}") from None
+        raise UsageError(f"importing {str(path)!r} failed: {_describe(exc)}", cause=exc) from None
     return module
 
 
@@ -103,7 +103,8 @@ def _instantiate(value: object, path: str) -> object:
         except Exception as exc:
             raise UsageError(
                 f"{path} is an AgentExecutor class and creating one without arguments "
-                f"failed: {_describe(exc)} (serve an instance instead)"
+                f"failed: {_describe(exc)} (serve an instance instead)",
+                cause=exc,
             ) from None
     return value
 

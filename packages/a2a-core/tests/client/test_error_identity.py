@@ -3,8 +3,8 @@
 The same class, code, message and structured data arrive whether the call
 went in process, over JSON-RPC or over HTTP+JSON, in 1.0 or 0.3. (0.3 has
 no ErrorInfo reason, so an error class sharing its code with a more general
-one, such as PayloadTooLargeError with InvalidRequestError, arrives as the
-class its code names.)
+one arrives as the class its code names, except PayloadTooLargeError, which
+its HTTP 413 tells apart when it answers the request itself.)
 """
 
 from __future__ import annotations
@@ -95,6 +95,8 @@ def client_for(servers: dict[str, Any], which: str, binding: str, version: str) 
 def expected_class(cls: type[A2AError], binding: str, version: str) -> type[A2AError]:
     if binding == "inprocess" or version == "1.0":
         return cls
+    if cls.http_status == 413:
+        return cls  # the HTTP status tells PayloadTooLargeError from InvalidRequestError
     return error_class_for_code(cls.code)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from a2a_core.errors import PayloadTooLargeError, VersionNotSupportedError
 from a2a_core.server.asgi.http import (
+    DRAIN_MAX_BYTES,
     ClientGone,
     accepts_event_stream,
     header_map,
@@ -125,17 +126,24 @@ async def test_read_body_single_and_many_chunks() -> None:
     assert await read_body(Chunks([b""]), 10, {}) == b""
 
 
-async def test_read_body_stops_at_the_limit() -> None:
+async def test_read_body_stops_at_the_limit_and_drains_the_rest() -> None:
+    """Refused past the limit; the rest is read and discarded so the 413 can arrive."""
     receive = Chunks([b"x" * 6] * 100)
     with pytest.raises(PayloadTooLargeError):
         await read_body(receive, 10, {})
-    assert receive.calls <= 3
+    assert receive.calls == 100
+    assert not receive.chunks
 
 
 async def test_read_body_trusts_a_declared_length_up_front() -> None:
-    receive = Chunks([b"x"])
+    receive = Chunks([b"x" * 11])
     with pytest.raises(PayloadTooLargeError):
         await read_body(receive, 10, {"content-length": "11"})
+    assert receive.calls == 1  # drained, never kept
+    # Declared beyond what a drain would read: refused without reading anything.
+    receive = Chunks([b"x"])
+    with pytest.raises(PayloadTooLargeError):
+        await read_body(receive, 10, {"content-length": str(DRAIN_MAX_BYTES + 1)})
     assert receive.calls == 0
     # A bogus Content-Length is ignored; the real size still counts.
     assert await read_body(Chunks([b"ok"]), 10, {"content-length": "nope"}) == b"ok"

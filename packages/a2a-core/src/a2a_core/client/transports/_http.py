@@ -9,7 +9,12 @@ from typing import Any
 
 import httpx
 
-from ...errors import A2AError, InvalidAgentResponseError
+from ...errors import (
+    A2AError,
+    InvalidAgentResponseError,
+    InvalidRequestError,
+    PayloadTooLargeError,
+)
 from ...wire._json import DEFAULT_LIMITS, DecodeLimits, loads
 from ...wire.errors_wire import decode_rest_error
 from ..errors import A2AConnectionError, A2ATimeoutError
@@ -21,6 +26,7 @@ __all__ = [
     "error_from_response",
     "parse_json",
     "read_bounded",
+    "refine_by_status",
     "request_headers",
     "send",
     "sse_values",
@@ -139,7 +145,18 @@ def error_from_response(status: int, body: bytes, limits: DecodeLimits) -> A2AEr
             value = loads(body, limits)
         except A2AError:
             value = None
-    return decode_rest_error(status, value)
+    return refine_by_status(decode_rest_error(status, value), status)
+
+
+def refine_by_status(error: A2AError, status: int) -> A2AError:
+    """PayloadTooLargeError for a 413 whose body says only InvalidRequestError.
+
+    0.3 has no error reason to tell the two apart (they share -32600); the
+    HTTP status does.
+    """
+    if status == 413 and type(error) is InvalidRequestError:
+        return PayloadTooLargeError(error.message, data=error.data)
+    return error
 
 
 def is_event_stream(response: httpx.Response) -> bool:

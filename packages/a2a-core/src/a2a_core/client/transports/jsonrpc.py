@@ -30,6 +30,7 @@ from ._http import (
     is_event_stream,
     parse_json,
     read_bounded,
+    refine_by_status,
     request_headers,
     send,
     sse_values,
@@ -174,7 +175,7 @@ class JsonRpcTransport:
         if isinstance(value, dict):
             envelope = cast(dict[str, Any], value)
             if "error" in envelope and envelope.get("jsonrpc") == "2.0":
-                return self._codec.decode_error(envelope["error"])
+                return refine_by_status(self._codec.decode_error(envelope["error"]), status)
         return error_from_response(status, body, self._limits)
 
     def _unwrap(self, value: Any, request_id: int) -> Any:

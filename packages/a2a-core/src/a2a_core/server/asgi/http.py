@@ -7,6 +7,7 @@ they arrive in one chunk, and a response is one start plus one body message.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl
@@ -14,12 +15,15 @@ from urllib.parse import parse_qsl
 from ...errors import PayloadTooLargeError, VersionNotSupportedError
 
 __all__ = [
+    "DRAIN_MAX_BYTES",
+    "DRAIN_MAX_SECONDS",
     "SUPPORTED_VERSIONS",
     "ClientGone",
     "Receive",
     "Scope",
     "Send",
     "accepts_event_stream",
+    "drain_body",
     "header_map",
     "is_json_media",
     "negotiate_version",
@@ -113,8 +117,54 @@ def accepts_event_stream(headers: dict[str, str]) -> bool:
     return accept is not None and "text/event-stream" in accept.lower()
 
 
+DRAIN_MAX_BYTES = 128 * 1024 * 1024
+"""How much of a refused body is still read (and discarded) so the 413 reaches the client."""
+DRAIN_MAX_SECONDS = 10.0
+"""How long draining a refused body may take."""
+
+
+async def drain_body(
+    receive: Receive,
+    *,
+    max_bytes: int = DRAIN_MAX_BYTES,
+    max_seconds: float = DRAIN_MAX_SECONDS,
+) -> bool:
+    """Read and discard the rest of a request body, within ``max_bytes`` and ``max_seconds``.
+
+    A server that answers early and closes with unread input makes the kernel
+    reset the connection, and the client, still uploading, loses the answer.
+    Mature servers linger the same way (nginx ``lingering_close``). True when
+    the body ended (the connection stays usable), False when a bound stopped it.
+    """
+    drained = 0
+    try:
+        async with asyncio.timeout(max_seconds):
+            while drained <= max_bytes:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return False
+                drained += len(message.get("body", b""))
+                if not message.get("more_body", False):
+                    return True
+    except TimeoutError:
+        pass
+    return False
+
+
+def _too_large(limit: int, size: int | None = None) -> PayloadTooLargeError:
+    if size is not None:
+        return PayloadTooLargeError(
+            f"Request body of {size} bytes exceeds the limit of {limit} bytes"
+        )
+    return PayloadTooLargeError(f"Request body exceeds the limit of {limit} bytes")
+
+
 async def read_body(receive: Receive, limit: int, headers: dict[str, str]) -> bytes:
-    """The request body, read incrementally and refused as soon as it exceeds ``limit``."""
+    """The request body, read incrementally and refused as soon as it exceeds ``limit``.
+
+    A refused body is drained (``drain_body``) before the error is raised, when
+    its declared size leaves any chance of reaching its end.
+    """
     declared = headers.get("content-length")
     if declared is not None:
         try:
@@ -122,22 +172,24 @@ async def read_body(receive: Receive, limit: int, headers: dict[str, str]) -> by
         except ValueError:
             size = -1
         if size > limit:
-            raise PayloadTooLargeError(
-                f"Request body of {size} bytes exceeds the limit of {limit} bytes"
-            )
+            if size <= DRAIN_MAX_BYTES:
+                await drain_body(receive)
+            raise _too_large(limit, size)
     message = await receive()
     if message["type"] != "http.request":
         raise ClientGone()
     body: bytes = message.get("body", b"")
     if not message.get("more_body", False):
         if len(body) > limit:
-            raise PayloadTooLargeError(f"Request body exceeds the limit of {limit} bytes")
+            raise _too_large(limit)
         return body
     chunks = [body]
     total = len(body)
     while True:
         if total > limit:
-            raise PayloadTooLargeError(f"Request body exceeds the limit of {limit} bytes")
+            chunks.clear()
+            await drain_body(receive)
+            raise _too_large(limit)
         message = await receive()
         if message["type"] != "http.request":
             raise ClientGone()
@@ -148,7 +200,7 @@ async def read_body(receive: Receive, limit: int, headers: dict[str, str]) -> by
         if not message.get("more_body", False):
             break
     if total > limit:
-        raise PayloadTooLargeError(f"Request body exceeds the limit of {limit} bytes")
+        raise _too_large(limit)
     return b"".join(chunks)
 
 

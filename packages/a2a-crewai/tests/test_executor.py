@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from a2a_core.client import A2AClient
-from a2a_core.plugins import configure_service
+from a2a_core.server.builder import configure_service
 from a2a_core.types import (
     Message,
     Part,

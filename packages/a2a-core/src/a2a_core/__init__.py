@@ -44,7 +44,6 @@ if TYPE_CHECKING:
         error_class_for_reason,
     )
     from .hookspecs import hookimpl
-    from .plugins import configure_service
     from .server import (
         A2AService,
         AgentExecutor,
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
         TaskUpdater,
     )
     from .server.asgi import create_app
+    from .server.builder import configure_service
     from .server.push import PushNotificationService
     from .server.serve import running_server, serve, serve_async
     from .stores import MemoryTaskStore, TaskStore
@@ -224,7 +224,7 @@ _ORIGIN: dict[str, str] = {
     "create_app": ".server.asgi",
     "PushNotificationService": ".server.push",
     "hookimpl": ".hookspecs",
-    "configure_service": ".plugins",
+    "configure_service": ".server.builder",
     "EchoAgent": "._builtins.echo",
     **dict.fromkeys(_CARD, ".card"),
     **dict.fromkeys(_ERRORS, ".errors"),

@@ -1,11 +1,11 @@
-"""Turning any agent object into an executor, and opening task stores by URL.
+"""Turning any agent object into an executor (the task-store registry is ``stores.registry``).
 
 Framework packages (LangChain, CrewAI...) are plugins: they register named
 ``AgentAdapter`` objects and answer ``a2a_adapt_agent`` for objects they know.
 ``resolve_agent`` asks them, and falls back to what the core serves itself:
 ``AgentExecutor`` instances, async functions and async generator functions.
-``open_task_store`` picks a store factory by URL scheme (``memory://`` is
-built in; ``sqlite://``, ``redis://`` come from plugins).
+``open_task_store`` and the store registrations are re-exported here from
+``stores.registry``, where they live.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, Protocol, TypeGuard, cast, runtime_checkable
-from urllib.parse import urlsplit, urlunsplit
 
 import pluggy
 
@@ -29,7 +28,12 @@ from .plugins import (
 )
 from .server.executor import AgentExecutor, as_executor
 from .server.service import ConfigurationError
-from .stores import TaskStore
+from .stores.registry import (
+    TaskStoreFactory,
+    TaskStoreRegistrar,
+    open_task_store,
+    registered_task_stores,
+)
 from .types import AgentCard, AgentSkill
 
 __all__ = [
@@ -75,19 +79,9 @@ class AgentAdapter(Protocol):
 AdapterRegistrar = Callable[[str, AgentAdapter], None]
 """The ``register`` callback of ``a2a_register_adapters``: ``register(name, adapter)``."""
 
-TaskStoreFactory = Callable[[str], TaskStore]
-"""Builds a store from its full URL; cheap and without I/O (connect on first use)."""
-
-TaskStoreRegistrar = Callable[[str, TaskStoreFactory], None]
-"""The ``register`` callback of ``a2a_register_task_stores``: ``register(scheme, factory)``."""
-
 
 def _is_adapter(value: object) -> TypeGuard[AgentAdapter]:
     return isinstance(value, AgentAdapter)
-
-
-def _is_factory(value: object) -> TypeGuard[TaskStoreFactory]:
-    return callable(value)
 
 
 def _manager(pm: pluggy.PluginManager | None) -> pluggy.PluginManager:
@@ -104,19 +98,6 @@ def registered_adapters(
         "agent adapter",
         _is_adapter,
         "an object with an adapt(agent, options) method",
-    )
-
-
-def registered_task_stores(
-    plugin_manager: pluggy.PluginManager | None = None,
-) -> dict[str, Registration[TaskStoreFactory]]:
-    """Every task store factory the plugins register, by (lower-case) URL scheme."""
-    return collect_registrations(
-        _manager(plugin_manager),
-        "a2a_register_task_stores",
-        "task store scheme",
-        _is_factory,
-        "a callable factory(url) -> TaskStore",
     )
 
 
@@ -242,55 +223,3 @@ def default_card(resolved: ResolvedAgent, options: Mapping[str, Any] | None = No
         default_output_modes=list(resolved.output_modes or DEFAULT_MODES),
         skills=[skill.model_copy(deep=True) for skill in resolved.skills],
     )
-
-
-# -- task stores --------------------------------------------------------------------
-
-
-def open_task_store(url: str, *, plugin_manager: pluggy.PluginManager | None = None) -> TaskStore:
-    """The task store for ``url`` (``memory://``, ``sqlite:///tasks.db``...), by its scheme."""
-    scheme, sep, _ = url.partition("://")
-    if not sep or not scheme:
-        raise ConfigurationError(
-            f"Task store URL {_redact(url)!r} has no scheme "
-            "(expected e.g. memory://, sqlite:///tasks.db, redis://localhost:6379/0)"
-        )
-    key = scheme.strip().lower()
-    stores = registered_task_stores(plugin_manager)
-    found = stores.get(key)
-    if found is None:
-        available = ", ".join(f"{s}://" for s in sorted(stores)) or "none"
-        raise ConfigurationError(
-            f"No task store for {key}:// URLs (available: {available}); "
-            "install the plugin that provides it"
-        )
-    try:
-        store = found.value(url)
-    except Exception as exc:
-        raise PluginError(
-            f"task store {key}:// (plugin {found.plugin!r}) could not open "
-            f"{_redact(url)!r}: {type(exc).__name__}: {exc}",
-            plugin=found.plugin,
-        ) from exc
-    if not isinstance(store, TaskStore):  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise PluginError(
-            f"task store {key}:// (plugin {found.plugin!r}) returned a "
-            f"{type(store).__name__}, not a TaskStore",
-            plugin=found.plugin,
-        )
-    return store
-
-
-def _redact(url: str) -> str:
-    """The URL without its password (errors are logged)."""
-    try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        host = parts.hostname or ""
-        if parts.port is not None:
-            host = f"{host}:{parts.port}"
-        netloc = f"{parts.username or ''}:***@{host}"
-        return urlunsplit(parts._replace(netloc=netloc))
-    except ValueError:
-        return "<unparseable URL>"

@@ -24,8 +24,8 @@ from typing import Any, Protocol, TypeGuard, runtime_checkable
 import pluggy
 
 from .errors import AuthenticationRequiredError
+from .identity import Authenticator, Principal
 from .plugins import PluginError, Registration, collect_registrations, get_plugin_manager
-from .server.context import Principal
 from .server.service import ConfigurationError
 from .types import (
     AgentCard,
@@ -53,9 +53,6 @@ __all__ = [
     "registered_auth_backends",
     "with_security_schemes",
 ]
-
-Authenticator = Callable[[Mapping[str, str]], Awaitable[Principal | None]]
-"""``authenticate(headers) -> Principal | None``: what the ASGI app calls per request."""
 
 CredentialVerifier = Callable[[str], Awaitable[Principal | None]]
 """Checks one presented credential (a token, a key): the principal, or None when invalid."""

@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from .adapters import AdapterRegistrar, ResolvedAgent, TaskStoreRegistrar
+    from .adapters import AdapterRegistrar, ResolvedAgent
     from .auth import AuthBackendRegistrar
+    from .stores.registry import TaskStoreRegistrar
     from .types import AgentCard, Task, TaskState
 
 __all__ = ["PROJECT", "hookimpl", "hookspec"]

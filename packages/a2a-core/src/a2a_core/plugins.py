@@ -14,7 +14,11 @@ Hooks are called here, at configuration time, one implementation at a time so
 that a failure names its plugin (``PluginError``). What requests need is
 composed once into plain callables: ``transition_observer`` (one
 ``TaskObserver``), ``auth.compose_authenticator`` (one ``authenticate``).
-``configure_service`` ties it all together into an ``A2AService``.
+``server.builder`` ties it all together into a service and an app.
+
+A plugin that reads server options (``serve(agent, my_option=...)``) lists
+their names in an ``A2A_OPTIONS`` attribute (``declared_options``): other
+names are refused as typos.
 """
 
 from __future__ import annotations
@@ -25,26 +29,21 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from importlib import metadata
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar, cast
 
 import pluggy
 
 from . import hookspecs
 from .hookspecs import PROJECT, hookimpl
-from .server.service import A2AService, ConfigurationError
+from .server.service import ConfigurationError
 from .types import AgentCard, StreamEvent, Task, TaskState
 
 if TYPE_CHECKING:
-    from .server.events import EventBus
-    from .server.manager import ManagerConfig, TaskObserver
-    from .server.push_api import PushNotifier
-    from .server.service import CardProvider
-    from .stores import TaskStore
+    from .server.manager import TaskObserver
 
 __all__ = [
     "DISABLE_AUTOLOAD_ENV",
@@ -57,8 +56,8 @@ __all__ = [
     "apply_card_hooks",
     "call_hook_impl",
     "collect_registrations",
-    "configure_service",
     "create_plugin_manager",
+    "declared_options",
     "describe_plugins",
     "get_plugin_manager",
     "hook_impls",
@@ -388,6 +387,28 @@ def describe_plugins(pm: pluggy.PluginManager | None = None) -> list[PluginInfo]
     return infos
 
 
+def declared_options(pm: pluggy.PluginManager | None = None) -> dict[str, str]:
+    """Server option names the loaded plugins read (their ``A2A_OPTIONS``), each to its plugin.
+
+    ``A2A_OPTIONS`` is a plain attribute of the plugin (module or object): a
+    collection of option names.
+    """
+    manager = pm if pm is not None else get_plugin_manager()
+    found: dict[str, str] = {}
+    for name, plugin in manager.list_name_plugin():
+        names: object = getattr(plugin, "A2A_OPTIONS", None) if plugin is not None else None
+        if names is None:
+            continue
+        if isinstance(names, str) or not isinstance(names, Iterable):
+            raise PluginError(
+                f"a2a plugin {name!r}: A2A_OPTIONS must be a collection of option names",
+                plugin=name,
+            )
+        for option in cast(Iterable[object], names):
+            found.setdefault(str(option), name)
+    return found
+
+
 # -- calling hooks one implementation at a time ---------------------------------------
 
 
@@ -564,66 +585,3 @@ def transition_observer(pm: pluggy.PluginManager) -> TaskObserver | None:
                 logger.exception("a2a plugin %r failed in a2a_task_transition", plugin)
 
     return observe
-
-
-# -- composition ----------------------------------------------------------------------
-
-
-def configure_service(
-    agent: Any,
-    *,
-    card: AgentCard | None = None,
-    store_url: str = "memory://",
-    store: TaskStore | None = None,
-    adapter: str | None = None,
-    plugin_manager: pluggy.PluginManager | None = None,
-    bus: EventBus | None = None,
-    config: ManagerConfig | None = None,
-    push: PushNotifier | None = None,
-    extended_card: CardProvider | None = None,
-    streaming: bool = True,
-    observers: Sequence[TaskObserver] = (),
-    **options: Any,
-) -> A2AService:
-    """An ``A2AService`` for any agent object, with every plugin applied.
-
-    1. the agent is resolved by ``adapters.resolve_agent`` (the named
-       ``adapter``, else the ``a2a_adapt_agent`` hook, else a plain async
-       function / generator / ``AgentExecutor``);
-    2. without ``card``, one is made from the adapter's defaults and the
-       ``name``/``description``/``version`` options;
-    3. the auth backends the options configure add their security schemes;
-    4. every ``a2a_agent_card`` hook adjusts the card;
-    5. the task store is ``store``, else opened from ``store_url``;
-    6. ``a2a_task_transition`` hooks become one task observer.
-
-    ``options`` go to adapters, card hooks and auth backend factories (e.g.
-    ``bearer_tokens={"token": "alice"}``). The app's ``authenticate`` comes
-    from ``auth.compose_authenticator(pm, options)``; its lifespan from
-    ``plugin_lifespan(pm, app)``.
-    """
-    from .adapters import default_card, open_task_store, resolve_agent
-    from .auth import auth_backends, with_security_schemes
-
-    pm = plugin_manager if plugin_manager is not None else get_plugin_manager()
-    opts: Mapping[str, Any] = MappingProxyType(dict(options))
-    resolved = resolve_agent(agent, opts, adapter=adapter, plugin_manager=pm)
-    the_card = card if card is not None else default_card(resolved, opts)
-    the_card = with_security_schemes(the_card, auth_backends(pm, opts))
-    the_card = apply_card_hooks(pm, the_card, opts)
-    all_observers = list(observers)
-    observer = transition_observer(pm)
-    if observer is not None:
-        all_observers.append(observer)
-    the_store = store if store is not None else open_task_store(store_url, plugin_manager=pm)
-    return A2AService(
-        resolved.executor,
-        the_card,
-        store=the_store,
-        bus=bus,
-        config=config,
-        push=push,
-        extended_card=extended_card,
-        streaming=streaming,
-        observers=all_observers,
-    )

@@ -12,11 +12,11 @@ from a2a_core.hookspecs import hookimpl
 from a2a_core.plugins import (
     A2APluginManager,
     PluginError,
-    configure_service,
     create_plugin_manager,
     get_plugin_manager,
 )
 from a2a_core.server import A2AService, RequestContext, ServerCallContext
+from a2a_core.server.builder import configure_service
 from a2a_core.stores import MemoryTaskStore
 from a2a_core.types import (
     AgentCard,
@@ -146,6 +146,8 @@ async def test_options_reach_the_named_adapter_and_card_hooks(core_pm: A2APlugin
     seen: dict[str, Mapping[str, Any]] = {}
 
     class Plugin:
+        A2A_OPTIONS = ("release",)
+
         @hookimpl
         def a2a_register_adapters(self, register: Any) -> None:
             class Spy(FakeFrameworkAdapter):

@@ -8,11 +8,11 @@ import pytest
 from a2a_core.hookspecs import hookimpl
 from a2a_core.plugins import (
     A2APluginManager,
-    configure_service,
     create_plugin_manager,
     transition_observer,
 )
 from a2a_core.server import RequestContext, ServerCallContext, TaskUpdater
+from a2a_core.server.builder import configure_service
 from a2a_core.types import (
     Message,
     SendMessageRequest,

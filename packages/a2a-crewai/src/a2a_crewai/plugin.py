@@ -34,6 +34,8 @@ ADAPTER_OPTIONS = (
     "input_timeout",
     "skills",
 )
+A2A_OPTIONS = ADAPTER_OPTIONS
+"""Every server option this plugin reads (``a2a_core`` refuses names no plugin declares)."""
 _PACKAGES = frozenset({"crewai", "a2a_crewai"})
 
 

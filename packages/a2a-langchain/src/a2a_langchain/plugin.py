@@ -39,6 +39,9 @@ AGENT_OPTIONS = frozenset(
 """Server options passed on to ``LangChainAgent`` (``runnable_config``, or a mapping given
 as ``config``, becomes ``config``)."""
 
+A2A_OPTIONS = AGENT_OPTIONS | {"runnable_config"}
+"""Every server option this plugin reads (``a2a_core`` refuses names no plugin declares)."""
+
 
 def agent_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The ``LangChainAgent`` keyword arguments among server ``options``."""

@@ -10,6 +10,9 @@ from __future__ import annotations
 from ..auth import AuthBackendRegistrar, api_key_backend_from_options, bearer_backend_from_options
 from ..hookspecs import hookimpl
 
+A2A_OPTIONS = ("bearer_tokens", "api_keys", "api_key_header")
+"""The server options these backends read."""
+
 
 @hookimpl
 def a2a_register_auth_backends(register: AuthBackendRegistrar) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from ..adapters import TaskStoreRegistrar
 from ..hookspecs import hookimpl
 from ..stores import MemoryTaskStore, TaskStore
+from ..stores.registry import TaskStoreRegistrar
 
 _OPTIONS = frozenset({"max_tasks"})
 

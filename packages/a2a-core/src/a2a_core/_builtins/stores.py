@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-from ..adapters import TaskStoreRegistrar
 from ..hookspecs import hookimpl
 from ..stores import TaskStore
 from ..stores.redis import RedisTaskStore
+from ..stores.registry import TaskStoreRegistrar
 from ..stores.sqlite import SqliteTaskStore
 
 __all__ = ["open_redis_store", "open_sqlite_store"]

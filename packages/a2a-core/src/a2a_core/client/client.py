@@ -59,7 +59,7 @@ from .transports._http import HttpSettings
 from .transports.base import CallOptions, ClientTransport, EventIterator
 
 if TYPE_CHECKING:
-    from ..server.context import Principal
+    from ..identity import Principal
     from .transports.inprocess import LocalService
 
 __all__ = ["A2AClient", "Content", "EventStream", "TaskRef"]

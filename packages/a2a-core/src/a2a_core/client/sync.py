@@ -32,7 +32,7 @@ from .client import A2AClient, Content, EventStream, TaskRef
 from .results import SendResult
 
 if TYPE_CHECKING:
-    from ..server.context import Principal
+    from ..identity import Principal
     from .transports.inprocess import LocalService
 
 __all__ = ["SyncA2AClient", "SyncEventStream"]

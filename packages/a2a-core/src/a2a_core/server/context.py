@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+from ..identity import Principal
 
 __all__ = ["Principal", "ServerCallContext"]
-
-
-@dataclass(frozen=True, slots=True)
-class Principal:
-    """An authenticated caller. Tasks are scoped to ``id``."""
-
-    id: str
-    scheme: str | None = None
-    attributes: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
 
 @dataclass(slots=True)

@@ -7,32 +7,28 @@ and runs uvicorn until interrupted. ``running_server`` is the same as an
 async context manager that starts in the background and stops on exit, for
 tests and embedding; ``serve_async`` runs in an existing event loop.
 
-Keyword options are split by name: those of ``create_app`` configure the
-HTTP layer (``http_status_mapping``, ``max_body_bytes``, ``authenticate``...),
-everything else goes to ``plugins.configure_service`` (``store_url``,
-``adapter``, ``config``, ``streaming``, ``bearer_tokens``, ...).
+Every keyword option goes to the one builder (``server.builder``), which
+sorts them (``server.options``: HTTP app, service, agent options) and refuses
+a name nothing takes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
-import inspect
 import logging
 import socket
 import sys
 from collections.abc import AsyncGenerator, Generator, Mapping
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
 
-from ..card import AgentCardBuilder
-from ..types import AgentCard, AgentInterface, TransportProtocol
-from .asgi.app import A2AApp, create_app
+from .asgi.app import A2AApp
+from .builder import CardLike, build_app, interfaces_for
 from .head_limits import uvicorn_http_options
+from .options import parse_options
 from .push_api import PushNotifier
 from .service import A2AService
 
@@ -47,10 +43,7 @@ __all__ = [
 
 logger = logging.getLogger("a2a_core.server")
 
-_APP_OPTIONS = frozenset(inspect.signature(create_app).parameters) - {"service", "card"}
 _LOOPBACK_HOSTS = frozenset({"127.0.0.1", "0.0.0.0", "::", "::1", "", "localhost"})
-
-CardLike = AgentCard | AgentCardBuilder
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,47 +73,6 @@ def public_base_url(host: str, port: int, public_url: str | None = None) -> str:
     return f"http://{name}:{port}"
 
 
-def interfaces_for(
-    base_url: str, *, jsonrpc_path: str | None = "/", rest: bool = True, rest_prefix: str = ""
-) -> list[AgentInterface]:
-    """The interfaces an ``A2AApp`` at ``base_url`` serves: JSON-RPC first, 1.0 before 0.3."""
-    out: list[AgentInterface] = []
-    if jsonrpc_path is not None:
-        url = base_url if jsonrpc_path == "/" else base_url + jsonrpc_path
-        for version in ("1.0", "0.3"):
-            out.append(
-                AgentInterface(
-                    url=url, protocol_binding=TransportProtocol.JSONRPC, protocol_version=version
-                )
-            )
-    if rest:
-        for version in ("1.0", "0.3"):
-            out.append(
-                AgentInterface(
-                    url=base_url + rest_prefix,
-                    protocol_binding=TransportProtocol.HTTP_JSON,
-                    protocol_version=version,
-                )
-            )
-    return out
-
-
-def _resolve_card(card: CardLike | None, interfaces: list[AgentInterface]) -> AgentCard | None:
-    """The card with ``interfaces`` filled in where it has none."""
-    if card is None:
-        return None
-    if isinstance(card, AgentCardBuilder):
-        builder = card
-        if any(p.startswith("no interfaces") for p in builder.problems()):
-            builder = copy.deepcopy(card)
-            for iface in interfaces:
-                builder.interface(iface.url, iface.protocol_binding, iface.protocol_version)
-        return builder.build()
-    if not card.supported_interfaces:
-        return card.model_copy(update={"supported_interfaces": interfaces})
-    return card
-
-
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto must say TCP: asyncio only sets TCP_NODELAY on connections whose socket
@@ -136,12 +88,6 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _split_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    app = {k: v for k, v in options.items() if k in _APP_OPTIONS}
-    rest = {k: v for k, v in options.items() if k not in _APP_OPTIONS}
-    return app, rest
-
-
 def _build(
     agent_or_service: Any,
     card: CardLike | None,
@@ -150,66 +96,12 @@ def _build(
     allow_private_push_targets: bool,
     options: Mapping[str, Any],
 ) -> A2AApp:
-    app_options, service_options = _split_options(options)
-    interfaces = interfaces_for(
-        base_url,
-        jsonrpc_path=app_options.get("jsonrpc_path", "/"),
-        rest=app_options.get("rest", True),
-        rest_prefix=app_options.get("rest_prefix", ""),
-    )
-    the_card = _resolve_card(card, interfaces)
-    if isinstance(agent_or_service, A2AService):
-        if service_options or push:
-            unknown = ", ".join(sorted(service_options)) or "push"
-            raise TypeError(
-                f"serve() got options for building a service ({unknown}) "
-                "but was given an A2AService: configure the service itself"
-            )
-        service = agent_or_service
-        published = the_card or _resolve_card(service.card, interfaces)
-        return create_app(service, card=published, **app_options)
-
-    from ..auth import compose_authenticator
-    from ..plugins import configure_service, get_plugin_manager, plugin_lifespan
-
-    pm = service_options.pop("plugin_manager", None) or get_plugin_manager()
-    notifier: PushNotifier | None
-    if push is True:
-        from .push import PushNotificationService
-
-        notifier = PushNotificationService(allow_private_targets=allow_private_push_targets)
-    elif push is False:
-        notifier = None
-    else:
-        notifier = push
-    plugin_options = {
-        k: v
-        for k, v in service_options.items()
-        if k
-        not in (
-            "store_url",
-            "store",
-            "adapter",
-            "bus",
-            "config",
-            "extended_card",
-            "streaming",
-            "observers",
-        )
-    }
-    service = configure_service(
-        agent_or_service, card=the_card, plugin_manager=pm, push=notifier, **service_options
-    )
-    if "authenticate" not in app_options:
-        app_options["authenticate"] = compose_authenticator(pm, plugin_options)
-    if "lifespan" not in app_options:
-
-        def lifespan(app: A2AApp) -> AbstractAsyncContextManager[None]:
-            return plugin_lifespan(pm, app)
-
-        app_options["lifespan"] = lifespan
-    published = _resolve_card(service.card, interfaces)
-    return create_app(service, card=published, **app_options)
+    given = dict(options)
+    if push is not False:
+        given["push"] = push
+    if allow_private_push_targets:
+        given["allow_private_push_targets"] = True
+    return build_app(agent_or_service, card=card, options=parse_options(given), base_url=base_url)
 
 
 class _A2AServer(uvicorn.Server):
@@ -299,7 +191,8 @@ def serve(
       Without a card, one is made from the agent's name and docstring.
     - ``push``: True for the built-in webhook sender (``allow_private_push_targets``
       lets it call loopback/private hosts, for tests), or a ``PushNotifier``.
-    - ``options``: ``create_app`` options, else service and plugin options.
+    - ``options``: app, service and agent options (``server.options``); an
+      unknown name is a ``TypeError`` listing the valid ones.
 
     Blocks until interrupted.
     """

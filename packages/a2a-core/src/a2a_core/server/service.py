@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -24,6 +25,7 @@ from ..errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
+from ..identity import Authenticator, Principal
 from ..stores import MemoryTaskStore, TaskQuery, TaskStore
 from ..types import (
     AgentCard,
@@ -46,7 +48,7 @@ from ..types import (
     TaskStatusUpdateEvent,
 )
 from ..wire.operations import Operation
-from .context import Principal, ServerCallContext
+from .context import ServerCallContext
 from .events import EventBus, Subscription
 from .executor import as_executor
 from .manager import ManagerConfig, TaskManager, TaskObserver, TaskRun
@@ -79,7 +81,13 @@ class A2AService:
         extended_card: CardProvider | None = None,
         streaming: bool = True,
         observers: Sequence[TaskObserver] = (),
+        authenticate: Authenticator | None = None,
+        lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
     ) -> None:
+        self.authenticate = authenticate
+        """How the edges authenticate callers by default (``create_app`` uses it)."""
+        self.lifespan = lifespan
+        """What an app serving this service enters at startup by default (plugin lifespans)."""
         self.streaming = streaming
         self.push = push
         self.extended_card = extended_card

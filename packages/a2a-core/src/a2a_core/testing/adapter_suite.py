@@ -36,12 +36,12 @@ from ..client import SendResult, TaskTracker, text_of
 from ..hookspecs import PROJECT
 from ..plugins import (
     call_hook_impl,
-    configure_service,
     create_plugin_manager,
     describe_plugins,
     get_plugin_manager,
     hook_impls,
 )
+from ..server.builder import configure_service
 from ..server.service import A2AService
 from ..types import (
     AgentCard,

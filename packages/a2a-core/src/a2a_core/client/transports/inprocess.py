@@ -15,7 +15,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from ...errors import A2AError, InternalError, UnsupportedOperationError
-from ...server.context import Principal, ServerCallContext
+from ...identity import Principal
+from ...server.context import ServerCallContext
 from ...types import StreamEvent
 from ...wire.operations import Operation
 from .base import CallOptions, EventIterator

@@ -19,6 +19,7 @@ from ...errors import A2AError, HttpStatusMapping, InternalError
 from ...types import AgentCard
 from ...wire import DEFAULT_LIMITS, Codec, DecodeLimits, V10Codec, dumps
 from ..head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT, head_too_large
+from ..options import AppOptions
 from ..service import A2AService, ConfigurationError
 from .card_route import CARD_PATHS, CardDocument, card_document
 from .edge import Authenticate, Edge
@@ -33,7 +34,7 @@ logger = logging.getLogger("a2a_core.server.asgi")
 
 _MEDIA_TYPES = ("application/json", "application/a2a+json")
 
-Lifespan = Callable[["A2AApp"], AbstractAsyncContextManager[Any]]
+Lifespan = Callable[[Any], AbstractAsyncContextManager[Any]]
 """Extra startup/shutdown work: ``lifespan(app)`` is entered at startup, exited at shutdown."""
 
 
@@ -45,22 +46,15 @@ class A2AApp:
         service: A2AService,
         *,
         card: AgentCard | None = None,
-        jsonrpc_path: str | None = "/",
-        rest: bool = True,
-        rest_prefix: str = "",
-        http_status_mapping: HttpStatusMapping | str = HttpStatusMapping.V1_0_1,
-        rest_content_type: str = "application/json",
-        max_body_bytes: int | None = None,
-        max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
-        max_header_count: int = DEFAULT_MAX_HEADER_COUNT,
-        limits: DecodeLimits = DEFAULT_LIMITS,
-        card_max_age: int = 300,
-        authenticate: Authenticate | None = None,
-        require_auth: bool | None = None,
-        sse_ping_interval: float | None = 15.0,
-        sse_send_timeout: float | None = 30.0,
-        lifespan: Lifespan | None = None,
+        options: AppOptions | None = None,
     ) -> None:
+        opts = options if options is not None else AppOptions()
+        jsonrpc_path, rest, rest_prefix = opts.jsonrpc_path, opts.rest, opts.rest_prefix
+        rest_content_type, limits = opts.rest_content_type, opts.limits
+        max_body_bytes, http_status_mapping = opts.max_body_bytes, opts.http_status_mapping
+        authenticate = opts.authenticate if opts.authenticate is not None else service.authenticate
+        lifespan = opts.lifespan if opts.lifespan is not None else service.lifespan
+        self.options = opts
         if rest_content_type not in _MEDIA_TYPES:
             raise ConfigurationError(f"rest_content_type must be one of {', '.join(_MEDIA_TYPES)}")
         if jsonrpc_path is not None and not jsonrpc_path.startswith("/"):
@@ -70,10 +64,10 @@ class A2AApp:
         body_limit = max_body_bytes if max_body_bytes is not None else limits.max_bytes
         if body_limit <= 0:
             raise ConfigurationError("max_body_bytes must be > 0")
-        if max_header_bytes <= 0 or max_header_count <= 0:
+        if opts.max_header_bytes <= 0 or opts.max_header_count <= 0:
             raise ConfigurationError("max_header_bytes and max_header_count must be > 0")
-        self.max_header_bytes = max_header_bytes
-        self.max_header_count = max_header_count
+        self.max_header_bytes = opts.max_header_bytes
+        self.max_header_count = opts.max_header_count
         mapping = HttpStatusMapping(http_status_mapping)
         self.service = service
         self._extra_lifespan = lifespan
@@ -83,9 +77,9 @@ class A2AApp:
             self.card,
             limits=limits,
             max_body_bytes=body_limit,
-            sse=SseConfig(sse_ping_interval, sse_send_timeout),
+            sse=SseConfig(opts.sse_ping_interval, opts.sse_send_timeout),
             authenticate=authenticate,
-            require_auth=require_auth,
+            require_auth=opts.require_auth,
         )
         if self.edge.require_auth and authenticate is None:
             raise ConfigurationError(
@@ -112,7 +106,7 @@ class A2AApp:
             else None
         )
         self.card_document = CardDocument(
-            card_document(self.card), max_age=card_max_age, modified_at=time.time()
+            card_document(self.card), max_age=opts.card_max_age, modified_at=time.time()
         )
         self._not_found = dumps(
             {"error": {"code": 404, "status": "NOT_FOUND", "message": "Not found"}}
@@ -251,18 +245,18 @@ def create_app(
     - ``max_header_bytes`` (16 KiB) / ``max_header_count`` (100): bounds on the
       request headers; beyond them the answer is 431.
     - ``card_max_age``: ``Cache-Control: max-age`` of the card, in seconds.
-    - ``authenticate``: ``async (headers) -> Principal | None`` (headers lower-cased). When
-      the card declares security (``require_auth`` None derives it from the
-      card), None means 401.
+    - ``authenticate``: ``async (headers) -> Principal | None`` (headers lower-cased);
+      default: the service's own (``configure_service`` composes it from the
+      auth options). When the card declares security (``require_auth`` None
+      derives it from the card), None means 401.
     - ``sse_ping_interval`` / ``sse_send_timeout``: keep-alive comments on
       silent streams, and how long a client may stop reading before it is
       dropped (None disables either).
     - ``lifespan``: ``lifespan(app)`` -> async context manager entered at
-      startup (e.g. ``plugins.plugin_lifespan(pm, app)``).
+      startup; default: the service's own (the plugins' ``a2a_lifespan``
+      when ``configure_service`` built it).
     """
-    return A2AApp(
-        service,
-        card=card,
+    options = AppOptions(
         jsonrpc_path=jsonrpc_path,
         rest=rest,
         rest_prefix=rest_prefix,
@@ -279,3 +273,4 @@ def create_app(
         sse_send_timeout=sse_send_timeout,
         lifespan=lifespan,
     )
+    return A2AApp(service, card=card, options=options)

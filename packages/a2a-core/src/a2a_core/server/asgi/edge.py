@@ -8,19 +8,19 @@ this version.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ...errors import AuthenticationRequiredError, ExtensionSupportRequiredError
+from ...identity import Authenticator, Principal
 from ...types import AgentCard
 from ...wire import DecodeLimits
-from ..context import Principal
 from ..service import A2AService
 from .sse import SseConfig
 
 __all__ = ["Authenticate", "Edge", "www_authenticate"]
 
-Authenticate = Callable[[Mapping[str, str]], Awaitable[Principal | None]]
+Authenticate = Authenticator
 """``async def authenticate(headers) -> Principal | None`` (the shape of ``a2a_core.auth``).
 
 ``headers`` has lower-case names. Return None for "no (valid) credentials";

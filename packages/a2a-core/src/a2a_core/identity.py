@@ -1,0 +1,27 @@
+"""Who is calling: the identity types the server, the auth backends and the client share.
+
+Kept apart from ``server`` so the client can name a ``Principal`` (for its
+in-process transport) without importing the server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Authenticator", "Principal"]
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """An authenticated caller. Tasks are scoped to ``id``."""
+
+    id: str
+    scheme: str | None = None
+    attributes: Mapping[str, Any] = field(default_factory=dict[str, Any])
+
+
+Authenticator = Callable[[Mapping[str, str]], Awaitable[Principal | None]]
+"""``authenticate(headers) -> Principal | None`` (headers lower-cased): what the edge calls
+per request. Raise ``AuthenticationRequiredError`` for invalid credentials."""

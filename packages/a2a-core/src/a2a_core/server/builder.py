@@ -1,0 +1,194 @@
+"""One builder: agent -> executor -> service -> ASGI app.
+
+``serve``, ``running_server``, ``configure_service``, the mount helpers and
+``a2a serve`` all come through here, so an option means the same thing
+everywhere (``server.options`` sorts and checks them):
+
+1. the agent is resolved by ``adapters.resolve_agent`` (the named
+   ``adapter``, else the ``a2a_adapt_agent`` hook, else a plain async
+   function / generator / ``AgentExecutor``);
+2. without a card, one is made from the adapter's defaults and the
+   ``name``/``description``/``version`` options;
+3. the auth backends the options configure add their security schemes, and
+   become the service's ``authenticate``;
+4. every ``a2a_agent_card`` hook adjusts the card;
+5. the task store is ``store``, else opened from ``store_url``;
+6. ``a2a_task_transition`` hooks become one task observer, the plugins'
+   ``a2a_lifespan`` the service's lifespan;
+7. ``build_app`` puts the ASGI app on top, with the card's interfaces
+   filled in for where it is served when the card lists none.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
+from types import MappingProxyType
+from typing import Any
+
+from ..adapters import default_card, resolve_agent
+from ..auth import auth_backends, chain_authenticators, with_security_schemes
+from ..card import AgentCardBuilder
+from ..plugins import (
+    apply_card_hooks,
+    declared_options,
+    get_plugin_manager,
+    plugin_lifespan,
+    transition_observer,
+)
+from ..stores.registry import open_task_store
+from ..types import AgentCard, AgentInterface, TransportProtocol
+from .asgi.app import A2AApp
+from .options import BuildOptions, ServiceOptions, check_agent_options, parse_options
+from .push_api import PushNotifier
+from .service import A2AService
+
+__all__ = [
+    "CardLike",
+    "build_app",
+    "build_service",
+    "configure_service",
+    "interfaces_for",
+    "resolve_card",
+]
+
+CardLike = AgentCard | AgentCardBuilder
+"""A finished card, or a builder whose interfaces may still be missing."""
+
+
+def configure_service(agent: Any, *, card: AgentCard | None = None, **options: Any) -> A2AService:
+    """An ``A2AService`` for any agent object, with every plugin applied (see the module doc).
+
+    ``options``: the service options (``store_url``, ``adapter``, ``push``...,
+    see ``ServiceOptions``) and the agent options the core and the plugins
+    read (``name``, ``bearer_tokens``...). The service carries its
+    ``authenticate`` and plugin lifespan, so ``create_app(service)`` serves
+    it with the same auth. An unknown option is a ``TypeError``.
+    """
+    return build_service(agent, card=card, options=parse_options(options, app=False), app=False)
+
+
+def build_service(
+    agent: Any, *, card: AgentCard | None = None, options: BuildOptions, app: bool = True
+) -> A2AService:
+    """The service for ``agent`` from sorted options (``app``: whether app options were allowed,
+    for the error message listing the valid names)."""
+    svc = options.service
+    pm = svc.plugin_manager if svc.plugin_manager is not None else get_plugin_manager()
+    check_agent_options(options.agent, declared_options(pm), app=app)
+    opts: Mapping[str, Any] = MappingProxyType(dict(options.agent))
+    resolved = resolve_agent(agent, opts, adapter=svc.adapter, plugin_manager=pm)
+    the_card = card if card is not None else default_card(resolved, opts)
+    backends = auth_backends(pm, opts)
+    the_card = with_security_schemes(the_card, backends)
+    the_card = apply_card_hooks(pm, the_card, opts)
+    observers = list(svc.observers)
+    observer = transition_observer(pm)
+    if observer is not None:
+        observers.append(observer)
+    store = svc.store
+    if store is None:
+        store = open_task_store(svc.store_url, plugin_manager=pm)
+
+    def lifespan(app: Any) -> AbstractAsyncContextManager[None]:
+        return plugin_lifespan(pm, app)
+
+    return A2AService(
+        resolved.executor,
+        the_card,
+        store=store,
+        bus=svc.bus,
+        config=svc.config,
+        push=_notifier(svc),
+        extended_card=svc.extended_card,
+        streaming=svc.streaming,
+        observers=observers,
+        authenticate=chain_authenticators(backends) if backends else None,
+        lifespan=lifespan,
+    )
+
+
+def _notifier(svc: ServiceOptions) -> PushNotifier | None:
+    if svc.push is True:
+        from .push import PushNotificationService
+
+        return PushNotificationService(allow_private_targets=svc.allow_private_push_targets)
+    if svc.push is None or svc.push is False:
+        return None
+    return svc.push
+
+
+def build_app(
+    agent_or_service: Any,
+    *,
+    card: CardLike | None = None,
+    options: BuildOptions,
+    base_url: str,
+) -> A2AApp:
+    """The ASGI app for an agent (built with ``build_service``) or a ready ``A2AService``.
+
+    A card without interfaces gets those the app serves at ``base_url``.
+    """
+    app_opts = options.app
+    interfaces = interfaces_for(
+        base_url,
+        jsonrpc_path=app_opts.jsonrpc_path,
+        rest=app_opts.rest,
+        rest_prefix=app_opts.rest_prefix,
+    )
+    the_card = resolve_card(card, interfaces)
+    if isinstance(agent_or_service, A2AService):
+        if options.agent or options.service_given:
+            given = sorted({*options.agent, *options.service_given})
+            raise TypeError(
+                f"options for building a service ({', '.join(given)}) were given "
+                "with an A2AService: configure the service itself"
+            )
+        service = agent_or_service
+        published = the_card or resolve_card(service.card, interfaces)
+    else:
+        service = build_service(agent_or_service, card=the_card, options=options)
+        published = resolve_card(service.card, interfaces)  # with the hooks' changes
+    return A2AApp(service, card=published, options=app_opts)
+
+
+def interfaces_for(
+    base_url: str, *, jsonrpc_path: str | None = "/", rest: bool = True, rest_prefix: str = ""
+) -> list[AgentInterface]:
+    """The interfaces an ``A2AApp`` at ``base_url`` serves: JSON-RPC first, 1.0 before 0.3."""
+    out: list[AgentInterface] = []
+    if jsonrpc_path is not None:
+        url = base_url if jsonrpc_path == "/" else base_url + jsonrpc_path
+        for version in ("1.0", "0.3"):
+            out.append(
+                AgentInterface(
+                    url=url, protocol_binding=TransportProtocol.JSONRPC, protocol_version=version
+                )
+            )
+    if rest:
+        for version in ("1.0", "0.3"):
+            out.append(
+                AgentInterface(
+                    url=base_url + rest_prefix,
+                    protocol_binding=TransportProtocol.HTTP_JSON,
+                    protocol_version=version,
+                )
+            )
+    return out
+
+
+def resolve_card(card: CardLike | None, interfaces: list[AgentInterface]) -> AgentCard | None:
+    """The card with ``interfaces`` filled in where it has none."""
+    if card is None:
+        return None
+    if isinstance(card, AgentCardBuilder):
+        builder = card
+        if any(p.startswith("no interfaces") for p in builder.problems()):
+            builder = copy.deepcopy(card)
+            for iface in interfaces:
+                builder.interface(iface.url, iface.protocol_binding, iface.protocol_version)
+        return builder.build()
+    if not card.supported_interfaces:
+        return card.model_copy(update={"supported_interfaces": interfaces})
+    return card

@@ -1,0 +1,162 @@
+"""The options of building a server, typed, in one place.
+
+``serve``, ``running_server``, ``configure_service``, ``create_app``, the
+mount helpers and ``a2a serve`` all take the same keyword options and hand
+them to ``parse_options``, which sorts them into:
+
+- ``AppOptions``: the HTTP layer (routes, limits, auth hook, card caching);
+- ``ServiceOptions``: the service (task store, adapter, push, streaming...);
+- agent options: everything else, passed on to the adapter, the card hooks
+  and the auth backends (``name``, ``bearer_tokens``, LangChain's
+  ``input_key``...). These are open-ended, so a name is accepted only when
+  something declares it reads it: the core (``CORE_AGENT_OPTIONS``) or a
+  loaded plugin (its ``A2A_OPTIONS`` attribute, see ``plugins.declared_options``).
+
+A name nobody takes is a ``TypeError`` listing the valid ones, so a typo
+never passes silently.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Collection, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+from ..errors import HttpStatusMapping
+from ..identity import Authenticator
+from ..wire import DEFAULT_LIMITS, DecodeLimits
+from .head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from ..stores import TaskStore
+    from .events import EventBus
+    from .manager import ManagerConfig, TaskObserver
+    from .push_api import PushNotifier
+    from .service import CardProvider
+
+__all__ = [
+    "CORE_AGENT_OPTIONS",
+    "AppOptions",
+    "BuildOptions",
+    "ServiceOptions",
+    "check_agent_options",
+    "parse_options",
+]
+
+CORE_AGENT_OPTIONS: Mapping[str, str] = {
+    "name": "the card's name",
+    "description": "the card's description",
+    "version": "the agent's own version, on the card",
+    "auth_backends": "a list of AuthBackend objects",
+}
+"""Agent options the core itself reads (card defaults and explicit auth backends)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AppOptions:
+    """The HTTP layer: what ``create_app`` configures (see its docstring for each)."""
+
+    jsonrpc_path: str | None = "/"
+    rest: bool = True
+    rest_prefix: str = ""
+    http_status_mapping: HttpStatusMapping | str = HttpStatusMapping.V1_0_1
+    rest_content_type: str = "application/json"
+    max_body_bytes: int | None = None
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    max_header_count: int = DEFAULT_MAX_HEADER_COUNT
+    limits: DecodeLimits = DEFAULT_LIMITS
+    card_max_age: int = 300
+    authenticate: Authenticator | None = None
+    """None: the service's own (``configure_service`` composes it from the auth options)."""
+    require_auth: bool | None = None
+    sse_ping_interval: float | None = 15.0
+    sse_send_timeout: float | None = 30.0
+    lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None
+    """None: the service's own (the plugins' ``a2a_lifespan`` when it was configured)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ServiceOptions:
+    """The service: where tasks live, which adapter serves the agent, push, streaming."""
+
+    store_url: str = "memory://"
+    store: TaskStore | None = None
+    adapter: str | None = None
+    plugin_manager: pluggy.PluginManager | None = None
+    bus: EventBus | None = None
+    config: ManagerConfig | None = None
+    push: bool | PushNotifier | None = None
+    """True: the built-in webhook sender; or a ``PushNotifier``; None/False: no push."""
+    allow_private_push_targets: bool = False
+    """With ``push=True``: let webhooks call loopback/private hosts (tests, development)."""
+    extended_card: CardProvider | None = None
+    streaming: bool = True
+    observers: Sequence[TaskObserver] = field(default_factory=tuple[Any, ...])
+
+
+APP_OPTION_NAMES = frozenset(f.name for f in fields(AppOptions))
+SERVICE_OPTION_NAMES = frozenset(f.name for f in fields(ServiceOptions))
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOptions:
+    """Keyword options sorted by who takes them."""
+
+    app: AppOptions = field(default_factory=AppOptions)
+    service: ServiceOptions = field(default_factory=ServiceOptions)
+    agent: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    service_given: frozenset[str] = frozenset()
+    """The service options given explicitly (a ready ``A2AService`` takes none)."""
+
+
+def parse_options(options: Mapping[str, Any], *, app: bool = True) -> BuildOptions:
+    """Sort ``options``; ``app=False`` (``configure_service``) refuses the HTTP ones.
+
+    Agent options are not checked here (that needs the plugins): the builder
+    calls ``check_agent_options`` once it has its plugin manager.
+    """
+    app_kwargs = {k: v for k, v in options.items() if k in APP_OPTION_NAMES}
+    if app_kwargs and not app:
+        names = ", ".join(sorted(app_kwargs))
+        raise TypeError(
+            f"{names}: option(s) of the HTTP app, not of the service; "
+            "give them to create_app (or serve / mount)"
+        )
+    service_kwargs = {k: v for k, v in options.items() if k in SERVICE_OPTION_NAMES}
+    agent = {
+        k: v
+        for k, v in options.items()
+        if k not in APP_OPTION_NAMES and k not in SERVICE_OPTION_NAMES
+    }
+    return BuildOptions(
+        AppOptions(**app_kwargs),
+        ServiceOptions(**service_kwargs),
+        agent,
+        frozenset(service_kwargs),
+    )
+
+
+def check_agent_options(
+    options: Collection[str], declared: Mapping[str, str], *, app: bool = True
+) -> None:
+    """Refuse option names that neither the core nor a loaded plugin takes.
+
+    ``declared`` maps each agent option a plugin declares to that plugin.
+    """
+    known = {**CORE_AGENT_OPTIONS, **declared}
+    unknown = sorted(name for name in options if name not in known)
+    if not unknown:
+        return
+    valid = sorted({*known, *SERVICE_OPTION_NAMES, *(APP_OPTION_NAMES if app else ())})
+    hints: list[str] = []
+    for name in unknown:
+        close = difflib.get_close_matches(name, valid, n=1)
+        hints.append(f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name))
+    raise TypeError(
+        f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(hints)}. "
+        f"Valid options: {', '.join(valid)} (plugins add theirs through A2A_OPTIONS)"
+    )

@@ -1,0 +1,10 @@
+"""Tests of the one server builder: options, services, apps, card URLs and mounting."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_HERE = str(Path(__file__).parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)

@@ -6,12 +6,17 @@
     python3 dev.py test      set up, then ruff, pyright and pytest over the whole repo
     python3 dev.py lint      set up, then ruff and pyright only
     python3 dev.py setup     set up only
+    python3 dev.py build     wheels and sdists of the three packages into dist/
+                             (``-o DIR`` for another folder)
 
 "Set up" finds uv (on PATH, importable, or installed into a bootstrap venv
 in the user cache) and runs ``uv sync --all-packages --locked``, which makes
 ``.venv`` match ``uv.lock`` exactly. Arguments after ``test`` go to pytest
 (``python3 dev.py test packages/a2a-core -x``), arguments after ``demo`` to the
-demo (``python3 dev.py demo Porto``). Standard library only.
+demo (``python3 dev.py demo Porto``). ``build`` needs only uv, not the
+set-up ``.venv``: it runs ``uv build --all-packages --no-sources``, which
+builds each package's sdist and then its wheel from that sdist, as an index
+would receive them. Standard library only.
 """
 
 from __future__ import annotations
@@ -48,6 +53,9 @@ def bootstrap_dir() -> Path:
 
 def find_uv() -> list[str]:
     """The command that runs uv, installing uv first when there is none."""
+    running = os.environ.get("UV")  # set by `uv run` for the programs it starts
+    if running and _runs([running, "--version"]):
+        return [running]
     on_path = shutil.which("uv")
     if on_path:
         return [on_path]
@@ -151,7 +159,38 @@ def cmd_test(args: Sequence[str]) -> int:
     return 0
 
 
-COMMANDS = {"demo": cmd_demo, "test": cmd_test, "lint": cmd_lint, "setup": cmd_setup}
+DISTRIBUTIONS = ("a2a_adapters_core", "a2a_langchain", "a2a_crewai")
+"""The file-name prefixes of the packages' wheels and sdists."""
+
+
+def cmd_build(args: Sequence[str]) -> int:
+    out = ROOT / "dist"
+    if list(args[:1]) in (["-o"], ["--out-dir"]) and len(args) == 2:
+        out = Path(args[1]).resolve()
+    elif args:
+        fail("usage: python3 dev.py build [-o DIR]")
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.iterdir():  # an older version's files would be installed by mistake
+        if old.name.startswith(DISTRIBUTIONS) and old.name.endswith((".whl", ".tar.gz")):
+            old.unlink()
+    uv = find_uv()
+    build = ["build", "--all-packages", "--no-sources", "--out-dir", str(out)]
+    code = step(uv, "uv " + " ".join(build), build)
+    if code != 0:
+        fail("uv build failed")
+    for built in sorted(out.iterdir()):
+        if built.name.startswith(DISTRIBUTIONS):
+            print(f"    {built}")
+    return 0
+
+
+COMMANDS = {
+    "demo": cmd_demo,
+    "test": cmd_test,
+    "lint": cmd_lint,
+    "setup": cmd_setup,
+    "build": cmd_build,
+}
 
 
 def main(argv: Sequence[str]) -> int:

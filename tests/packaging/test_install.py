@@ -1,0 +1,69 @@
+"""`pip install` one adapter: its wheel alone in a fresh environment serves an agent.
+
+Each adapter's wheel goes into a new virtual environment with its core from
+the built ``dist/`` folder and every other dependency from PyPI (through
+uv's cache), nothing from this workspace. A script run by that environment's
+Python then serves an agent with the installed adapter (a LangChain chain
+with a fake model, a CrewAI crew with a scripted model) and calls it with
+the installed core's client over 127.0.0.1. Both adapters install and run
+at the same time (two workers: the machine has two cores).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging_envs import Envs, clean_env, run
+
+HERE = Path(__file__).resolve().parent
+
+# adapter wheel: (smoke script, the model's answers, the other adapter that must be absent)
+ADAPTERS = {
+    "a2a_langchain": ("smoke_langchain.py", ("Hello from a wheel", "Streamed too"), "a2a-crewai"),
+    "a2a_crewai": ("smoke_crewai.py", ("Hello from a crew", "Hello from a crew"), "a2a-langchain"),
+}
+
+
+def install_and_serve(envs: Envs, adapter: str) -> dict[str, Any]:
+    """Install the adapter's wheel alone into a new venv; run its smoke script there."""
+    python = envs.create(f"only-{adapter}", [str(envs.wheel(adapter))])
+    script = HERE / ADAPTERS[adapter][0]
+    with tempfile.TemporaryDirectory(prefix="a2a-smoke-home-") as home:
+        # CrewAI writes to HOME at import: a temporary one; the network is loopback only.
+        env = clean_env({"HOME": home, "OPENAI_API_KEY": ""})
+        out = run([str(python), str(script)], timeout=180, cwd=Path(home), env=env).stdout
+    report: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    report["venv"] = str(python.parent.parent)
+    report["installed"] = envs.installed(python)
+    return report
+
+
+@pytest.fixture(scope="module")
+def smoke(envs: Envs) -> Iterator[dict[str, Future[dict[str, Any]]]]:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield {adapter: pool.submit(install_and_serve, envs, adapter) for adapter in ADAPTERS}
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("adapter", sorted(ADAPTERS))
+def test_one_adapter_wheel_alone_serves_and_answers(
+    smoke: dict[str, Future[dict[str, Any]]], adapter: str
+) -> None:
+    report = smoke[adapter].result(timeout=880)
+    _, (answer, streamed), other = ADAPTERS[adapter]
+    assert report["card"] == "Wheel smoke"
+    assert report["answer"] == answer
+    assert report["streamed"] == streamed
+    # Everything it imported comes from the fresh environment, not from this workspace.
+    assert all(module.startswith(report["venv"]) for module in report["modules"]), report
+    installed = report["installed"]
+    assert "a2a-adapters-core" in installed
+    assert adapter.replace("_", "-") in installed
+    assert other not in installed
+    assert "a2a-sdk" not in installed  # the official SDK is a test-only peer

@@ -54,6 +54,13 @@ def sdist_metadata(dist: Path, prefix: str) -> tuple[Message, set[str]]:
     return HeaderParser().parsestr(text), names
 
 
+def description(meta: Message) -> str:
+    """The long description (the README), which follows the headers."""
+    payload = meta.get_payload()
+    assert isinstance(payload, str)
+    return payload
+
+
 def project_urls(meta: Message) -> dict[str, str]:
     return dict(u.split(", ", 1) for u in meta.get_all("Project-URL") or [])
 
@@ -93,7 +100,7 @@ def test_wheel_and_sdist_metadata_are_complete(dist: Path, prefix: str) -> None:
         assert all(u.startswith("https://") for u in urls.values()), urls
         assert urls["Documentation"].endswith("/blob/main/" + doc)
         assert meta["Description-Content-Type"] == "text/markdown"
-        assert meta.get_payload().strip() == readme.strip()
+        assert description(meta).strip() == readme.strip()
     assert "LICENSE" in sdist_files
     assert "README.md" in sdist_files
     dist_info = f"{prefix}-{project['version']}.dist-info"
@@ -129,7 +136,7 @@ def test_readme_links_work_outside_the_repository(dist: Path, prefix: str) -> No
     """Every link is absolute, and a link into this repository names a file that exists."""
     meta, _ = wheel_metadata(dist, prefix)
     repository = project_urls(meta)["Repository"]
-    found = links(meta.get_payload())
+    found = links(description(meta))
     assert found, "the README has no links to check"
     for link in found:
         assert link.startswith(("https://", "http://", "mailto:")), f"relative link {link!r}"

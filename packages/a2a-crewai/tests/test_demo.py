@@ -110,10 +110,13 @@ def test_demo_runs_offline_and_prints_the_conversation(runs: DemoRuns) -> None:
     assert -1 not in positions, f"missing {expected[positions.index(-1)]!r} in:\n{out}"
     assert positions == sorted(positions), out
     assert "Traceback" not in run.stderr
-    # Importing CrewAI takes most of a run: seconds on a quiet machine, more on a busy one.
-    took = re.search(r"Done in ([\d.]+) s", out)
-    assert took is not None
-    assert float(took.group(1)) < 30, "the demo itself (after the imports) was slow"
+    # The figure it reports is the wait the user saw: from its start, imports included
+    # (they take most of a run), up to the interpreter's own start and exit.
+    took = re.search(r"Done in ([\d.]+) s since the demo started \(([\d.]+) s of it loading", out)
+    assert took is not None, out
+    total, loading = float(took.group(1)), float(took.group(2))
+    assert 0 < loading < total
+    assert run.seconds - total <= max(3.0, 0.25 * run.seconds), (total, run.seconds)
     assert run.seconds < 100, f"the demo took {run.seconds:.0f} s"
     # Nothing is left listening: the weather desk's port is closed.
     found = re.search(r"Weather desk at http://localhost:(\d+)", out)

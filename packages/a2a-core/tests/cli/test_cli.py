@@ -297,6 +297,12 @@ def test_get_human_and_json(capsys: pytest.CaptureFixture[str], server: str) -> 
     assert code == 0
     assert "History (" in out
     assert "  user: hello get\n" in out
+    code, out, _ = cli(capsys, "get", server, task.id, "--history")  # no number: every message
+    assert code == 0
+    assert "  user: hello get\n" in out
+    code, out, _ = cli(capsys, "get", server, task.id, "--history", "0")
+    assert code == 0
+    assert "user: hello get" not in out
     code, out, _ = cli(capsys, "get", server, task.id, "--json")
     assert code == 0
     assert Task.model_validate(json.loads(out)).id == task.id

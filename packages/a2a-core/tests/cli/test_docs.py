@@ -45,3 +45,26 @@ def test_every_exit_status_is_documented() -> None:
     text = DOC.read_text()
     table = dict(re.findall(r"^\| (\d+) \| (.+) \|$", text, flags=re.MULTILINE))
     assert sorted(int(code) for code in table) == sorted(int(code) for code in ExitCode)
+
+
+def test_store_help_names_the_built_in_stores() -> None:
+    """``--store`` help lists the stores the core brings, not only "plugins" (they are built in)."""
+    from a2a_core.stores.registry import registered_task_stores
+
+    built_in = {
+        scheme
+        for scheme, found in registered_task_stores().items()
+        if found.plugin.startswith("a2a_core.")
+    }
+    assert built_in == {"memory", "sqlite", "redis", "rediss"}  # a new one: name it in the help
+    text = " ".join(commands()["serve"].format_help().split())
+    for url in ("memory://", "sqlite:///tasks.db", "redis://host:6379/0"):
+        assert url in text
+    assert "others come from plugins" not in text
+
+
+def test_get_history_documents_its_optional_number() -> None:
+    text = " ".join(commands()["get"].format_help().split())
+    assert "--history [N]" in text
+    assert "all of them, or the last N" in text
+    assert "[--history [N]]" in DOC.read_text()

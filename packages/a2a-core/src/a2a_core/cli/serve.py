@@ -105,7 +105,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--store",
         default="memory://",
         metavar="URL",
-        help="task store URL (default: %(default)s; others come from plugins)",
+        help=(
+            "where tasks are kept (default: %(default)s): memory://, sqlite:///tasks.db or"
+            " redis://host:6379/0 (built in; redis:// needs the redis extra), or a scheme a plugin"
+            " registers"
+        ),
     )
     behaviour.add_argument(
         "--push", action="store_true", help="enable push notifications (webhooks)"

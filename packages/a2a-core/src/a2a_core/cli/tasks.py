@@ -39,7 +39,8 @@ def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
         epilog=(
             "examples:\n"
             "  a2a get http://localhost:8000 TASK_ID\n"
-            "  a2a get http://localhost:8000 TASK_ID --history 10\n"
+            "  a2a get http://localhost:8000 TASK_ID --history      # every message\n"
+            "  a2a get http://localhost:8000 TASK_ID --history 10   # the last 10\n"
             "  a2a get http://localhost:8000 TASK_ID --json | jq .status\n\n"
             "exit status: 0, or 1 when the task failed, was rejected or canceled."
         ),
@@ -47,7 +48,14 @@ def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
     )
     get.add_argument("url", metavar="URL", help="the agent's URL")
     get.add_argument("task_id", metavar="TASK_ID")
-    get.add_argument("--history", type=_count, metavar="N", help="also show the last N messages")
+    get.add_argument(
+        "--history",
+        nargs="?",
+        const=ALL_MESSAGES,
+        type=_count,
+        metavar="N",
+        help="also show the task's messages: all of them, or the last N",
+    )
     get.set_defaults(run=run_get)
 
     listing = commands.add_parser(
@@ -128,6 +136,10 @@ def parse_state(value: str) -> TaskState:
         ) from None
 
 
+ALL_MESSAGES = -1
+"""``--history`` without a number: every message the agent keeps."""
+
+
 def _count(value: str) -> int:
     try:
         number = int(value)
@@ -157,8 +169,10 @@ def _show(args: argparse.Namespace, task: Task, *, history: bool = False) -> Non
 
 async def run_get(args: argparse.Namespace) -> int:
     async with connect(args) as client:
-        task = await client.get_task(args.task_id, history_length=args.history)
-    _show(args, task, history=args.history is not None)
+        history: int | None = args.history
+        length = None if history == ALL_MESSAGES else history
+        task = await client.get_task(args.task_id, history_length=length)
+    _show(args, task, history=history is not None)
     return exit_code_for(task)
 
 

@@ -102,6 +102,20 @@ class Envs:
         )
         return python
 
+    def create_with_pip(self, name: str, folders: Sequence[str]) -> Path:
+        """A new venv where pip itself installs package folders of this repository.
+
+        The documented way to install from a clone: ``pip install
+        ./packages/a2a-core ./packages/a2a-langchain``, run in the top folder.
+        """
+        folder = self.root / name
+        venv = [*self.uv, "venv", "--no-config", "--seed", "-q", str(folder)]
+        run([*venv, "--python", sys.executable], timeout=120, cwd=self.root)
+        python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+        pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        run([*pip, *folders], timeout=INSTALL_TIMEOUT, cwd=ROOT)
+        return python
+
     @staticmethod
     def installed(python: Path) -> dict[str, str]:
         """Distribution name -> version of everything installed in the venv of ``python``."""

@@ -1,5 +1,8 @@
 """`pip install` one adapter: its wheel alone in a fresh environment serves an agent.
 
+The documented install from a clone (pip given the core's and the adapter's
+folders) is run by pip itself too, for the LangChain adapter.
+
 Each adapter's wheel goes into a new virtual environment with its core from
 the built ``dist/`` folder and every other dependency from PyPI (through
 uv's cache), nothing from this workspace. A script run by that environment's
@@ -33,6 +36,18 @@ ADAPTERS = {
 def install_and_serve(envs: Envs, adapter: str) -> dict[str, Any]:
     """Install the adapter's wheel alone into a new venv; run its smoke script there."""
     python = envs.create(f"only-{adapter}", [str(envs.wheel(adapter))])
+    return serve_with(envs, python, adapter)
+
+
+def pip_from_folders(envs: Envs, adapter: str) -> dict[str, Any]:
+    """``pip install ./packages/a2a-core ./packages/<adapter>`` in a new venv; then serve."""
+    folder = "./packages/" + adapter.replace("_", "-")
+    python = envs.create_with_pip(f"pip-{adapter}", ["./packages/a2a-core", folder])
+    return serve_with(envs, python, adapter)
+
+
+def serve_with(envs: Envs, python: Path, adapter: str) -> dict[str, Any]:
+    """Run the adapter's smoke script with ``python``; its report and what is installed."""
     script = HERE / ADAPTERS[adapter][0]
     with tempfile.TemporaryDirectory(prefix="a2a-smoke-home-") as home:
         # CrewAI writes to HOME at import: a temporary one; the network is loopback only.
@@ -47,7 +62,10 @@ def install_and_serve(envs: Envs, adapter: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def smoke(envs: Envs) -> Iterator[dict[str, Future[dict[str, Any]]]]:
     with ThreadPoolExecutor(max_workers=2) as pool:
-        yield {adapter: pool.submit(install_and_serve, envs, adapter) for adapter in ADAPTERS}
+        jobs = {adapter: pool.submit(install_and_serve, envs, adapter) for adapter in ADAPTERS}
+        # The documented install from a clone, by pip itself (LangChain: the lighter one).
+        jobs["pip a2a_langchain"] = pool.submit(pip_from_folders, envs, "a2a_langchain")
+        yield jobs
 
 
 @pytest.mark.timeout(900)
@@ -55,7 +73,18 @@ def smoke(envs: Envs) -> Iterator[dict[str, Future[dict[str, Any]]]]:
 def test_one_adapter_wheel_alone_serves_and_answers(
     smoke: dict[str, Future[dict[str, Any]]], adapter: str
 ) -> None:
-    report = smoke[adapter].result(timeout=880)
+    check(smoke[adapter].result(timeout=880), adapter)
+
+
+@pytest.mark.timeout(900)
+def test_pip_installs_one_adapter_from_the_clone_folders(
+    smoke: dict[str, Future[dict[str, Any]]],
+) -> None:
+    check(smoke["pip a2a_langchain"].result(timeout=880), "a2a_langchain")
+
+
+def check(report: dict[str, Any], adapter: str) -> None:
+    """The agent answered, from modules of the fresh venv, which holds only this adapter."""
     _, (answer, streamed), other = ADAPTERS[adapter]
     assert report["card"] == "Wheel smoke"
     assert report["answer"] == answer

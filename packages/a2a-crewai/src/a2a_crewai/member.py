@@ -14,17 +14,16 @@ in the same request continues it.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from a2a_core.client import A2AClient, sanitize_text
+from a2a_core.client import A2AClient, describe_card, sanitize_text
 from a2a_core.types import AgentCard
 from crewai.agents.agent_builder.base_agent import BaseAgent
 from crewai.tools import BaseTool
 from pydantic import PrivateAttr
 
-from ._remote import RemoteAgent, card_description
+from ._remote import RemoteAgent
 
 __all__ = ["RemoteA2AAgent"]
 
@@ -87,7 +86,7 @@ class RemoteA2AAgent(BaseAgent):
             url=url,
             role=role or name,
             goal=goal or f"Complete the tasks given to the remote A2A agent {name!r}.",
-            backstory=backstory or card_description(found, url, how="A crew member backed by"),
+            backstory=backstory or describe_card(found, url, lead="A crew member backed by"),
             **fields,
         )
         agent._remote = remote
@@ -114,34 +113,52 @@ class RemoteA2AAgent(BaseAgent):
     def execute_task(
         self, task: Any, context: str | None = None, tools: list[BaseTool] | None = None
     ) -> str:
+        message = self._started(task, context, tools)
+        try:
+            output = self.remote.ask(message).describe(CONTINUE_HINT)
+        except Exception as exc:
+            self._failed(task, exc)
+            raise
+        return self._completed(task, output)
+
+    async def aexecute_task(
+        self, task: Any, context: str | None = None, tools: list[BaseTool] | None = None
+    ) -> str:
+        message = self._started(task, context, tools)
+        try:
+            output = (await self.remote.aask(message)).describe(CONTINUE_HINT)
+        except Exception as exc:
+            self._failed(task, exc)
+            raise
+        return self._completed(task, output)
+
+    def _started(self, task: Any, context: str | None, tools: list[BaseTool] | None) -> str:
         from crewai.events import crewai_event_bus
-        from crewai.events.types.agent_events import (
-            AgentExecutionCompletedEvent,
-            AgentExecutionErrorEvent,
-            AgentExecutionStartedEvent,
-        )
+        from crewai.events.types.agent_events import AgentExecutionStartedEvent
 
         message = _task_message(task, context)
         crewai_event_bus.emit(
             self,
             AgentExecutionStartedEvent(agent=self, task=task, tools=tools, task_prompt=message),
         )
-        try:
-            output = self.remote.ask(message).for_model(CONTINUE_HINT)
-        except Exception as exc:
-            crewai_event_bus.emit(
-                self, AgentExecutionErrorEvent(agent=self, task=task, error=type(exc).__name__)
-            )
-            raise
+        return message
+
+    def _failed(self, task: Any, exc: Exception) -> None:
+        from crewai.events import crewai_event_bus
+        from crewai.events.types.agent_events import AgentExecutionErrorEvent
+
+        crewai_event_bus.emit(
+            self, AgentExecutionErrorEvent(agent=self, task=task, error=type(exc).__name__)
+        )
+
+    def _completed(self, task: Any, output: str) -> str:
+        from crewai.events import crewai_event_bus
+        from crewai.events.types.agent_events import AgentExecutionCompletedEvent
+
         crewai_event_bus.emit(
             self, AgentExecutionCompletedEvent(agent=self, task=task, output=output)
         )
         return output
-
-    async def aexecute_task(
-        self, task: Any, context: str | None = None, tools: list[BaseTool] | None = None
-    ) -> str:
-        return await asyncio.to_thread(self.execute_task, task, context, tools)
 
     def create_agent_executor(self, tools: list[BaseTool] | None = None) -> None:
         return None

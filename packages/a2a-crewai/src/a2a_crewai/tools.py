@@ -12,7 +12,9 @@ the remote answer as text. When the remote agent needs more input, the tool
 returns its question and keeps the remote task: the next call (in the same
 served request, or anywhere outside a served crew) answers that question
 on the same remote task. Failures come back as text the model can act on;
-only a cancel of the local task stops the crew.
+only a cancel of the local task stops the crew. ``A2ATool`` runs sync
+(``run``) and async (``arun``); the remote side is
+``a2a_core.client.RemoteAgentSession`` (``tool.remote.session``).
 """
 
 from __future__ import annotations
@@ -20,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from a2a_core.client import A2AClient
+from a2a_core.client import A2AClient, describe_card
 from a2a_core.types import AgentCard
 from crewai.tools import BaseTool
 from crewai.utilities.string_utils import sanitize_tool_name
 from pydantic import BaseModel, Field, PrivateAttr
 
-from ._remote import RemoteAgent, card_description
+from ._remote import RemoteAgent
 
 __all__ = ["A2ATool", "A2AToolInput", "remote_agent_tool"]
 
@@ -72,7 +74,7 @@ class A2ATool(BaseTool):
         if name is None or description is None:
             card = remote.card()
             name = name or tool_name(card.name)
-            description = description or card_description(card, remote.url, how="Ask")
+            description = description or describe_card(card, remote.url)
         tool = cls(name=name, description=description, url=remote.url)
         tool._remote = remote
         return tool
@@ -85,12 +87,20 @@ class A2ATool(BaseTool):
         return self._remote
 
     def _run(self, message: str, data: dict[str, Any] | None = None) -> str:
-        return self.remote.ask(message, data).for_model(CONTINUE_HINT)
+        return self.remote.ask(message, data).describe(CONTINUE_HINT)
+
+    async def _arun(self, message: str, data: dict[str, Any] | None = None) -> str:
+        return (await self.remote.aask(message, data)).describe(CONTINUE_HINT)
 
     def close(self) -> None:
         """Close the connection to the remote agent (it reopens on the next use)."""
         if self._remote is not None:
             self._remote.close()
+
+    async def aclose(self) -> None:
+        """``close`` for async code (also closes the client of async calls)."""
+        if self._remote is not None:
+            await self._remote.aclose()
 
 
 def remote_agent_tool(

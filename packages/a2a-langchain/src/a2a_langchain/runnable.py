@@ -10,7 +10,8 @@ or an ``AIMessage`` carrying the raw reply in ``response_metadata["a2a"]``
 
 Conversations follow the caller's ``thread_id``: calls in one thread share a
 remote contextId, and when the remote agent asked for input, the next call
-in that thread answers it (continues the same remote task).
+in that thread answers it (continues the same remote task). The remote side
+is ``a2a_core.client.RemoteAgentSession`` (``.session``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, Literal, cast
 
-from a2a_core.client import A2AClient
+from a2a_core.client import A2AClient, RemoteAgentSession, RemoteReply
+from a2a_core.client.session import outgoing_parts
 from a2a_core.types import AgentCard, Message, Part
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
@@ -26,15 +28,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
 from ._convert import jsonable
-from ._remote import (
-    RemoteConnection,
-    RemoteConversations,
-    RemoteReply,
-    exchange,
-    outgoing_parts,
-    text_stream,
-    thread_key,
-)
+from ._remote import thread_key
 
 __all__ = ["RemoteA2ARunnable"]
 
@@ -94,13 +88,12 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
     ) -> None:
         if output not in ("text", "message"):
             raise ValueError(f"output must be 'text' or 'message', not {output!r}")
-        self.connection = RemoteConnection(target, connect_options=connect_options)
+        self.session = RemoteAgentSession(target, **connect_options)
         self.output = output
         self.name = name or "RemoteA2ARunnable"
-        self.conversations = RemoteConversations()
 
     def __repr__(self) -> str:
-        return f"RemoteA2ARunnable({self.connection.label!r})"
+        return f"RemoteA2ARunnable({self.session.label!r})"
 
     @property
     def InputType(self) -> Any:
@@ -111,28 +104,13 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
         return str if self.output == "text" else AIMessage
 
     # -- one exchange ------------------------------------------------------------------------
-    def _target(self, thread: str) -> tuple[str | None, str | None]:
-        """(task_id, context_id) to send with: the task waiting for input, else the context."""
-        pending = self.conversations.pending.get(thread)
-        if pending is not None and pending.task_id:
-            return pending.task_id, pending.context_id
-        return None, self.conversations.contexts.get(thread)
-
-    async def _exchange(self, value: Any, thread: str) -> RemoteReply:
-        task_id, context_id = self._target(thread)
-        reply = await exchange(
-            self.connection, input_parts(value), context_id=context_id, task_id=task_id
-        )
-        self.conversations.learn(thread, reply)
-        return reply
-
     def _shape(self, reply: RemoteReply) -> Any:
         if self.output == "text":
             return reply.text
         return AIMessage(
             content=reply.text,
             name=reply.agent,
-            response_metadata={"a2a": reply.artifact()},
+            response_metadata={"a2a": reply.to_json()},
         )
 
     def _chunk(self, text: str) -> Any:
@@ -145,7 +123,7 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
     def _invoke(
         self, value: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
-        reply = self.connection.run_sync(self._exchange(value, thread_key(config)))
+        reply = self.session.ask_sync(input_parts(value), conversation=thread_key(config))
         return self._shape(reply)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
@@ -154,7 +132,8 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
     async def _ainvoke(
         self, value: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
-        return self._shape(await self._exchange(value, thread_key(config)))
+        reply = await self.session.ask(input_parts(value), conversation=thread_key(config))
+        return self._shape(reply)
 
     async def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
@@ -174,19 +153,9 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
         config: RunnableConfig,
     ) -> AsyncIterator[Any]:
         value = [item async for item in inputs][-1]
-        thread = thread_key(config)
-        task_id, context_id = self._target(thread)
-        replies: list[RemoteReply] = []
-        async for delta in text_stream(
-            self.connection,
-            input_parts(value),
-            context_id=context_id,
-            task_id=task_id,
-            replies=replies,
-        ):
+        deltas = self.session.stream_text(input_parts(value), conversation=thread_key(config))
+        async for delta in deltas:
             yield self._chunk(delta)
-        if replies:
-            self.conversations.learn(thread, replies[-1])
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
@@ -205,37 +174,15 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
         config: RunnableConfig,
     ) -> Iterator[Any]:
         value = list(inputs)[-1]
-        thread = thread_key(config)
-        task_id, context_id = self._target(thread)
-        replies: list[RemoteReply] = []
-        deltas = text_stream(
-            self.connection,
-            input_parts(value),
-            context_id=context_id,
-            task_id=task_id,
-            replies=replies,
-        )
-        try:
-            while True:
-                try:
-                    delta = self.connection.run_sync(_next(deltas))
-                except StopAsyncIteration:
-                    break
-                yield self._chunk(delta)
-        finally:
-            self.connection.run_sync(deltas.aclose())
-        if replies:
-            self.conversations.learn(thread, replies[-1])
+        deltas = self.session.stream_text_sync(input_parts(value), conversation=thread_key(config))
+        for delta in deltas:
+            yield self._chunk(delta)
 
     # -- lifecycle ---------------------------------------------------------------------------
     async def aclose(self) -> None:
         """Close the connections this runnable opened."""
-        await self.connection.aclose()
+        await self.session.aclose()
 
     def close(self) -> None:
         """Close the sync connection (from sync code)."""
-        self.connection.close()
-
-
-async def _next(stream: AsyncIterator[str]) -> str:
-    return await stream.__anext__()
+        self.session.close()

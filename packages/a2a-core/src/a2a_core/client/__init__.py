@@ -1,5 +1,8 @@
 """The A2A client: discovery, transports, typed results, a sync facade, remote agents.
 
+``RemoteAgentSession`` (``a2a_core.client.session``) is a remote agent as a
+framework drives it (the LangChain and CrewAI adapters are thin faces over it).
+
 from a2a_core.client import A2AClient
 
 async with await A2AClient.connect("http://localhost:8000") as client:
@@ -21,7 +24,9 @@ from .discovery import (
 )
 from .errors import A2AConnectionError, A2ATimeoutError
 from .interfaces import NoCompatibleInterfaceError, select_interface
+from .loop import BackgroundLoop
 from .results import SendResult, TaskTracker, text_of
+from .session import RemoteAgentSession, RemoteReply, describe_card
 from .sync import SyncA2AClient, SyncEventStream
 from .transports.base import CallOptions, ClientTransport
 from .untrusted import TextLimits, sanitize_card, sanitize_text
@@ -36,6 +41,7 @@ __all__ = [
     "A2AClient",
     "A2AConnectionError",
     "A2ATimeoutError",
+    "BackgroundLoop",
     "CachedCard",
     "CallOptions",
     "CardCache",
@@ -49,6 +55,8 @@ __all__ = [
     "JsonRpcTransport",
     "NoCompatibleInterfaceError",
     "RemoteAgentExecutor",
+    "RemoteAgentSession",
+    "RemoteReply",
     "RemoteSkill",
     "RestTransport",
     "SendResult",
@@ -58,6 +66,7 @@ __all__ = [
     "TaskTracker",
     "TextLimits",
     "card_urls",
+    "describe_card",
     "remote_skills",
     "sanitize_card",
     "sanitize_text",

@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import A2AError, UnsupportedOperationError
+from ..errors import UnsupportedOperationError
 from ..server.executor import AgentExecutor, RequestContext
 from ..server.updater import TaskUpdater
 from ..types import (
@@ -38,14 +36,14 @@ from ..types import (
     TaskStatusUpdateEvent,
     new_id,
 )
+from .bounded import BoundedMap
 from .client import A2AClient
+from .session import cancel_remote_task
 from .untrusted import DEFAULT_TEXT_LIMITS, UNTRUSTED_LABEL, TextLimits, sanitize_text
 
 __all__ = ["RemoteAgentExecutor", "RemoteSkill", "remote_skills"]
 
-logger = logging.getLogger("a2a_core.client")
 
-_CANCEL_TIMEOUT = 5.0
 _MAX_RESUBSCRIBE = 2
 
 
@@ -107,20 +105,6 @@ def remote_skills(
             )
         )
     return skills
-
-
-class _Bounded(OrderedDict[str, Any]):
-    """A small LRU map."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
-
-    def remember(self, key: str, value: Any) -> None:
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > self.limit:
-            self.popitem(last=False)
 
 
 class _Relay:
@@ -257,8 +241,8 @@ class RemoteAgentExecutor(AgentExecutor):
         self.poll_interval = poll_interval
         self._connect_options: dict[str, Any] = {"timeout": 600.0, **connect_options}
         self._connecting: asyncio.Lock | None = None
-        self._remote_tasks = _Bounded(max_tracked)
-        self._remote_contexts = _Bounded(max_tracked)
+        self._remote_tasks: BoundedMap[str, tuple[str, str | None]] = BoundedMap(max_tracked)
+        self._remote_contexts: BoundedMap[str, str] = BoundedMap(max_tracked)
         self._cancel_sent: set[str] = set()
 
     # -- the remote client ------------------------------------------------------------
@@ -330,7 +314,7 @@ class RemoteAgentExecutor(AgentExecutor):
             raise
         finally:
             if updater.state.is_terminal:
-                found = self._remote_tasks.pop(context.task_id, None)
+                found = self._remote_tasks.pop(context.task_id)
                 if found is not None:
                     self._cancel_sent.discard(found[0])
 
@@ -369,11 +353,7 @@ class RemoteAgentExecutor(AgentExecutor):
 
     async def _cancel_remote(self, client: A2AClient, remote_id: str) -> None:
         self._cancel_sent.add(remote_id)
-        try:
-            async with asyncio.timeout(_CANCEL_TIMEOUT):
-                await client.cancel(remote_id)
-        except (A2AError, TimeoutError) as exc:
-            logger.debug("remote cancel of %s: %r", remote_id, exc)
+        await cancel_remote_task(client, remote_id)
 
     async def aclose(self) -> None:
         """Close the client this executor connected (a given client is left open)."""

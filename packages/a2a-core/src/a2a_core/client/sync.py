@@ -12,13 +12,10 @@ synchronously, one event per step.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import threading
 import weakref
-from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self
 
 from ..types import (
     AgentCard,
@@ -29,6 +26,7 @@ from ..types import (
     TaskPushNotificationConfig,
 )
 from .client import A2AClient, Content, EventStream, TaskRef
+from .loop import BackgroundLoop
 from .results import SendResult
 
 if TYPE_CHECKING:
@@ -37,77 +35,15 @@ if TYPE_CHECKING:
 
 __all__ = ["SyncA2AClient", "SyncEventStream"]
 
-T = TypeVar("T")
 
-
-class _LoopThread:
-    """An event loop running forever in a daemon thread."""
-
-    def __init__(self, name: str = "a2a-client") -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self._main, name=name, daemon=True)
-        self._closed = False
-        self.thread.start()
-
-    def _main(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_forever()
-        finally:
-            self.loop.run_until_complete(self.loop.shutdown_asyncgens())
-            self.loop.close()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on the loop and wait for it; cancel it if the wait is interrupted."""
-        if self._closed:
-            coro.close()
-            raise RuntimeError("This synchronous A2A client is closed")
-        if threading.current_thread() is self.thread:
-            coro.close()
-            raise RuntimeError(
-                "A synchronous A2A call was made from its own event loop thread; "
-                "use the async A2AClient there"
-            )
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        try:
-            return future.result()
-        except BaseException:
-            future.cancel()
-            raise
-
-    def stop(self) -> None:
-        """Cancel what still runs, then stop the loop and join its thread."""
-        if self._closed:
-            return
-        self._closed = True
-        if threading.current_thread() is self.thread:
-            # Collected on its own loop (a finalizer): no waiting on ourselves.
-            self.loop.stop()
-            return
-        if self.loop.is_running():
-            with contextlib.suppress(TimeoutError, RuntimeError):
-                asyncio.run_coroutine_threadsafe(_cancel_all(), self.loop).result(timeout=5)
-            self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=5)
-
-
-async def _cancel_all() -> None:
-    current = asyncio.current_task()
-    tasks = [t for t in asyncio.all_tasks() if t is not current]
-    for task in tasks:
-        task.cancel()
-    if tasks:
-        await asyncio.wait(tasks, timeout=2)
-
-
-def _stop_loop(runner: _LoopThread) -> None:
+def _stop_loop(runner: BackgroundLoop) -> None:
     runner.stop()
 
 
 class SyncEventStream:
     """A stream's events, iterated synchronously."""
 
-    def __init__(self, stream: EventStream, runner: _LoopThread) -> None:
+    def __init__(self, stream: EventStream, runner: BackgroundLoop) -> None:
         self._stream = stream
         self._runner = runner
 
@@ -155,7 +91,7 @@ async def _next(stream: EventStream) -> StreamEvent:
 class SyncA2AClient:
     """The blocking twin of ``A2AClient``: the same methods, without ``await``."""
 
-    def __init__(self, client: A2AClient, runner: _LoopThread) -> None:
+    def __init__(self, client: A2AClient, runner: BackgroundLoop) -> None:
         """Use ``connect``, ``for_endpoint`` or ``in_process`` (the client lives on ``runner``)."""
         self.client = client
         self._runner = runner
@@ -165,7 +101,7 @@ class SyncA2AClient:
     @classmethod
     def connect(cls, url: str | None = None, **kwargs: Any) -> SyncA2AClient:
         """Like ``A2AClient.connect`` (same keyword arguments)."""
-        runner = _LoopThread()
+        runner = BackgroundLoop()
         try:
             client = runner.run(A2AClient.connect(url, **kwargs))
         except BaseException:
@@ -176,7 +112,7 @@ class SyncA2AClient:
     @classmethod
     def for_endpoint(cls, url: str, **kwargs: Any) -> SyncA2AClient:
         """Like ``A2AClient.for_endpoint``."""
-        runner = _LoopThread()
+        runner = BackgroundLoop()
         try:
             client = runner.run(_make_endpoint_client(url, kwargs))
         except BaseException:
@@ -194,7 +130,7 @@ class SyncA2AClient:
         extensions: Sequence[str] = (),
     ) -> SyncA2AClient:
         """Like ``A2AClient.in_process``; the service's agents run on the private loop."""
-        runner = _LoopThread()
+        runner = BackgroundLoop()
         client = A2AClient.in_process(
             service, version=version, principal=principal, extensions=extensions
         )

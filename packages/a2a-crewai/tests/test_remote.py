@@ -356,3 +356,31 @@ async def test_each_served_request_continues_its_own_remote_task() -> None:
         [m.text for m in t.history if m.role.name == "USER"] for t in remote_tasks
     )
     assert conversations == [["Please greet me", "Ada"], ["Please greet me", "Bob"]]
+
+
+async def test_the_tool_and_the_member_have_async_paths() -> None:
+    """``A2ATool.arun`` (``_arun``) and a crew's ``akickoff`` (``aexecute_task``) run on the
+    caller's loop, with the remote server in that same loop."""
+    async with running_server(AskingAgent(), name="Greeter") as server:
+        tool = await asyncio.to_thread(remote_agent_tool, server.url, name="greeter")
+        member = await asyncio.to_thread(RemoteA2AAgent.connect, server.url)
+        try:
+            first = await tool.arun(message="Please greet me")
+            second = await tool.arun(message="Ada")
+            task = CrewTask(
+                description="Please greet me", expected_output="A greeting", agent=member
+            )
+            output = await Crew(agents=[member], tasks=[task]).akickoff()
+            assert isinstance(output, CrewOutput)
+            asked = output.raw
+        finally:
+            await tool.aclose()
+            await member.remote.aclose()
+        async with await A2AClient.connect(server.url) as client:
+            tasks = (await client.list_tasks()).tasks
+    assert "needs more input" in first
+    assert "What is your name?" in first
+    assert second == "Hello, Ada!"
+    assert "What is your name?" in asked
+    histories = sorted([m.text for m in t.history if m.role.name == "USER"] for t in tasks)
+    assert histories[0] == ["Please greet me", "Ada"]  # the async calls continued one task

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from a2a_core.client import A2AClient
+from a2a_core.types import TaskState
 from a2a_langchain import RemoteA2ARunnable, aremote_agent_tool, remote_agent_tool, running_server
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 
@@ -103,3 +105,63 @@ async def test_many_threads_keep_their_own_remote_contexts() -> None:
         finally:
             await remote.aclose()
     assert len(set(contexts.values())) == 6
+
+
+async def test_remote_failures_are_tool_exceptions_so_handle_tool_error_applies() -> None:
+    from a2a_langchain import RemoteAgentError
+    from langchain_core.tools import ToolException
+
+    def broken(text: str) -> str:
+        raise RuntimeError("internal detail")
+
+    async with running_server(RunnableLambda(broken), name="Broken") as server:
+        raising = await aremote_agent_tool(server.url, handle_tool_error=False)
+        fixed = await aremote_agent_tool(server.url, handle_tool_error="Try another agent.")
+        try:
+            with pytest.raises(RemoteAgentError) as caught:
+                await raising.ainvoke({"message": "x"})
+            assert await fixed.ainvoke({"message": "x"}) == "Try another agent."
+        finally:
+            await raising.aclose()
+            await fixed.aclose()
+        url = server.url
+    assert isinstance(caught.value, ToolException)
+    assert caught.value.reply.state is TaskState.FAILED
+    assert str(caught.value).startswith("The agent 'Broken' did not complete the request")
+    # The agent is gone: an unreachable agent is a handled tool error too (sync and async).
+    gone = await aremote_agent_tool(fixed.session.card or url, timeout=5)
+    try:
+        said = await gone.ainvoke({"message": "hello?"})
+        said_sync = await asyncio.to_thread(gone.invoke, {"message": "hello?"})
+    finally:
+        await gone.aclose()
+    assert said.startswith("The remote agent Broken could not be reached (")
+    assert said_sync.startswith("The remote agent Broken could not be reached (")
+
+
+def test_the_tool_call_id_is_injected_and_the_toolkit_is_a_base_toolkit() -> None:
+    from a2a_core.client import RemoteAgentSession
+    from a2a_langchain import A2AToolkit, RemoteAgentTool
+    from a2a_langchain.tools import RemoteAgentCallInput
+    from langchain_core.tools import BaseToolkit
+
+    assert "invoke" not in vars(RemoteAgentTool)
+    assert "ainvoke" not in vars(RemoteAgentTool)
+    session = RemoteAgentSession("http://127.0.0.1:9")
+    pausing = RemoteAgentTool(session, name="pausing", on_input_required="interrupt")
+    answering = RemoteAgentTool(session, name="answering")
+    assert pausing.args_schema is RemoteAgentCallInput
+    # The model never sees the injected id.
+    from pydantic import BaseModel
+
+    schema = pausing.tool_call_schema
+    assert isinstance(schema, type)
+    assert issubclass(schema, BaseModel)
+    assert set(schema.model_json_schema()["properties"]) == {"message", "data"}
+    with pytest.raises(ValueError, match="InjectedToolCallId"):
+        pausing.invoke({"message": "hi"})  # interrupt mode needs a real tool call
+    toolkit = A2AToolkit([answering, pausing])
+    assert isinstance(toolkit, BaseToolkit)
+    assert toolkit.get_tools() == [answering, pausing]
+    with pytest.raises(ValueError, match="same tool name"):
+        A2AToolkit([answering, answering])

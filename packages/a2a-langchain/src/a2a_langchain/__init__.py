@@ -26,7 +26,13 @@ if TYPE_CHECKING:
     from .agent import LangChainAgent, a2a_context
     from .runnable import RemoteA2ARunnable
     from .serving import running_server, serve, serve_async
-    from .tools import A2AToolkit, RemoteAgentTool, aremote_agent_tool, remote_agent_tool
+    from .tools import (
+        A2AToolkit,
+        RemoteAgentError,
+        RemoteAgentTool,
+        aremote_agent_tool,
+        remote_agent_tool,
+    )
 
 __version__ = "0.1.0"
 
@@ -34,6 +40,7 @@ __all__ = [
     "A2AToolkit",
     "LangChainAgent",
     "RemoteA2ARunnable",
+    "RemoteAgentError",
     "RemoteAgentTool",
     "a2a_context",
     "aremote_agent_tool",
@@ -51,6 +58,7 @@ _LAZY = {
     "serve_async": ".serving",
     "running_server": ".serving",
     "A2AToolkit": ".tools",
+    "RemoteAgentError": ".tools",
     "RemoteAgentTool": ".tools",
     "remote_agent_tool": ".tools",
     "aremote_agent_tool": ".tools",

@@ -48,3 +48,79 @@ def test_probe_detects_a_forbidden_import() -> None:
     """The check above can fail: importing the SDK shows up as ``a2a``."""
     _, tops = _probe("a2a.types")
     assert "a2a" in tops
+
+
+@pytest.mark.parametrize(
+    "module", ["a2a_core", "a2a_core.server.serve", "a2a_core.client", "a2a_core.cli.main"]
+)
+def test_grpc_is_not_imported_unless_used(module: str) -> None:
+    """The gRPC binding is an extra: serving and connecting over HTTP never load grpc."""
+    _, tops = _probe(module)
+    assert "grpc" not in tops
+    assert "google" not in tops  # protobuf
+
+
+_WITHOUT_GRPC = """
+import asyncio, sys
+
+
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name == "grpc" or name.startswith(("grpc.", "google.protobuf", "google.rpc")):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return None
+
+
+sys.meta_path.insert(0, Blocker())
+from a2a_core import AgentCard, AgentInterface
+from a2a_core.bindings import BindingUnavailableError
+from a2a_core.client.interfaces import NoCompatibleInterfaceError, select_interface
+from a2a_core.server.serve import running_server
+
+card = AgentCard(name="a", description="", version="1", supported_interfaces=[
+    AgentInterface(url="localhost:1", protocol_binding="GRPC", protocol_version="1.0"),
+    AgentInterface(url="http://localhost:2/", protocol_binding="JSONRPC", protocol_version="1.0"),
+])
+assert select_interface(card).protocol_binding == "JSONRPC"
+try:
+    select_interface(card, preferred_bindings=["GRPC"])
+except NoCompatibleInterfaceError as exc:
+    assert "a2a-adapters-core[grpc]" in str(exc), exc
+else:
+    raise AssertionError("GRPC was selected without grpc")
+try:
+    import a2a_core.grpc
+except ImportError as exc:
+    assert "a2a-adapters-core[grpc]" in str(exc), exc
+else:
+    raise AssertionError("a2a_core.grpc imported without grpc")
+
+
+async def agent(context):
+    return "hi"
+
+
+async def main():
+    async with running_server(agent) as server:
+        assert server.grpc_address is None
+    try:
+        async with running_server(agent, grpc_port=0):
+            pass
+    except BindingUnavailableError as exc:
+        assert "a2a-adapters-core[grpc]" in str(exc), exc
+    else:
+        raise AssertionError("served gRPC without grpc")
+
+
+asyncio.run(main())
+assert "grpc" not in sys.modules
+print("ok")
+"""
+
+
+def test_without_the_grpc_extra_http_works_and_grpc_is_named() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_GRPC], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().endswith("ok")

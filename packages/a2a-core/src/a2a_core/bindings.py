@@ -16,7 +16,7 @@ import importlib
 import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
     import httpx
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Binding",
     "BindingUnavailableError",
+    "Listener",
     "TransportConfig",
     "TransportFactory",
     "binding",
@@ -55,6 +56,29 @@ TransportFactory = Callable[["AgentInterface", TransportConfig], "ClientTranspor
 """``factory(interface, config) -> ClientTransport`` for one interface of the binding."""
 
 
+class Listener(Protocol):
+    """A binding served on its own port beside the ASGI app (the shape of ``GrpcServer``)."""
+
+    port: int
+
+    @property
+    def address(self) -> str:
+        """``host:port`` it listens on."""
+        ...
+
+    def bind(self) -> int:
+        """Listen (not yet serving); the bound port."""
+        ...
+
+    def attach(self, app: Any) -> int:
+        """Serve ``app``'s service (an ``A2AApp``); the bound port."""
+        ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self, grace: float | None = None) -> None: ...
+
+
 class BindingUnavailableError(ImportError):
     """The binding's client or server needs an optional extra that is not installed."""
 
@@ -73,6 +97,9 @@ class Binding:
     """The protocol versions it carries."""
     client: str | None = None
     """``"module:attribute"`` of the ``TransportFactory`` (None: no client transport)."""
+    server: str | None = None
+    """``"module:attribute"`` of a listener class, for a binding served on its own port
+    beside the ASGI app (gRPC); None for bindings that are routes of the app."""
     extra: str | None = None
     """The optional extra the binding needs (named when its import fails)."""
     relative_urls: bool = True
@@ -89,7 +116,16 @@ class Binding:
         """The client transport factory, imported now."""
         if self.client is None:
             raise BindingUnavailableError(f"The {self.name} binding has no client transport")
-        module_name, _, attribute = self.client.partition(":")
+        return cast(TransportFactory, self._load(self.client))
+
+    def server_factory(self) -> Callable[..., Listener]:
+        """The listener class of a binding served on its own port, imported now."""
+        if self.server is None:
+            raise BindingUnavailableError(f"The {self.name} binding has no listener of its own")
+        return cast("Callable[..., Listener]", self._load(self.server))
+
+    def _load(self, path: str) -> Any:
+        module_name, _, attribute = path.partition(":")
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
@@ -97,7 +133,7 @@ class Binding:
             raise BindingUnavailableError(
                 f"The {self.name} binding is not available: {exc}{hint}"
             ) from exc
-        return cast(TransportFactory, getattr(module, attribute))
+        return getattr(module, attribute)
 
 
 def _installed(module: str) -> bool:
@@ -153,4 +189,14 @@ _builtin(
     aliases=("HTTP_JSON", "HTTPJSON", "REST"),
     cli_names=("http+json", "rest"),
     client="a2a_core.client.transports.rest:from_interface",
+)
+_builtin(
+    name="GRPC",
+    cli_names=("grpc",),
+    versions=("1.0",),
+    client="a2a_core.grpc.client:from_interface",
+    server="a2a_core.grpc.server:GrpcServer",
+    extra="grpc",
+    relative_urls=False,
+    requires=("grpc", "google.protobuf", "google.rpc"),
 )

@@ -29,14 +29,49 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running(app: Any, port: int | None = None, startup_timeout: float = 10.0) -> Iterator[str]:
-    """Serve ``app`` on 127.0.0.1 in a background thread; yields the base URL."""
+def running(
+    app: Any,
+    port: int | None = None,
+    startup_timeout: float = 10.0,
+    grpc_port: int | None = None,
+    grpc_app: Any = None,
+) -> Iterator[str]:
+    """Serve ``app`` on 127.0.0.1 in a background thread; yields the base URL.
+
+    ``grpc_port``: also serve ``app``'s service over gRPC (our ``GrpcServer``) on
+    that port, in the same event loop; ``grpc_app`` instead serves that
+    ``grpc.aio`` server factory ``(port) -> server`` (the official SDK's).
+    """
     port = port or free_port()
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", access_log=False
     )
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
+    target: Callable[[], None] = server.run
+    if grpc_port is not None:
+
+        async def both() -> None:
+            if grpc_app is not None:
+                grpc_server = grpc_app(grpc_port)
+                await grpc_server.start()
+                stop: Callable[[], Awaitable[Any]] = lambda: grpc_server.stop(0)  # noqa: E731
+            else:
+                from a2a_core.grpc import GrpcServer
+
+                ours = GrpcServer("127.0.0.1", grpc_port)
+                ours.attach(app)
+                await ours.start()
+                stop = lambda: ours.stop(0)  # noqa: E731
+            try:
+                await server.serve()
+            finally:
+                await stop()
+
+        def run_both() -> None:
+            asyncio.run(both())
+
+        target = run_both
+    thread = threading.Thread(target=target, name=f"uvicorn-{port}", daemon=True)
     thread.start()
     deadline = time.monotonic() + startup_timeout
     while not server.started:
@@ -54,7 +89,7 @@ def running(app: Any, port: int | None = None, startup_timeout: float = 10.0) ->
 # --- the official SDK's server --------------------------------------------------------
 
 
-def sdk_app(port: int, *, v03: bool) -> Any:
+def sdk_app(port: int, *, v03: bool, grpc_port: int | None = None) -> Any:
     """An a2a-sdk 1.x server (JSON-RPC at /, REST at /rest) with a small scripted agent.
 
     By the text of the first message: "hello X" answers "Echo: hello X" as a task
@@ -144,6 +179,12 @@ def sdk_app(port: int, *, v03: bool) -> Any:
         AgentInterface(url=base + "/", protocol_binding="JSONRPC", protocol_version="1.0"),
         AgentInterface(url=base + "/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
     ]
+    if grpc_port is not None:
+        interfaces.append(
+            AgentInterface(
+                url=f"127.0.0.1:{grpc_port}", protocol_binding="GRPC", protocol_version="1.0"
+            )
+        )
     if v03:
         interfaces += [
             AgentInterface(url=base + "/", protocol_binding="JSONRPC", protocol_version="0.3"),
@@ -164,12 +205,33 @@ def sdk_app(port: int, *, v03: bool) -> Any:
     handler = DefaultRequestHandler(
         agent_executor=ScriptedAgent(), task_store=InMemoryTaskStore(), agent_card=card
     )
+    sdk_handlers[port] = handler
     routes = [
         *create_agent_card_routes(card),
         *create_jsonrpc_routes(handler, rpc_url="/", enable_v0_3_compat=v03),
         *create_rest_routes(handler, enable_v0_3_compat=v03, path_prefix="/rest"),
     ]
     return Starlette(routes=routes)
+
+
+sdk_handlers: dict[int, Any] = {}
+"""The SDK request handler of each ``sdk_app`` by HTTP port (for ``sdk_grpc_server``)."""
+
+
+def sdk_grpc_server(http_port: int) -> Callable[[int], Any]:
+    """A factory of the SDK's ``grpc.aio`` server for the ``sdk_app`` on ``http_port``."""
+
+    def make(grpc_port: int) -> Any:
+        import grpc.aio
+        from a2a.server.request_handlers import GrpcHandler
+        from a2a.types import a2a_pb2_grpc
+
+        server = grpc.aio.server()
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(sdk_handlers[http_port]), server)
+        server.add_insecure_port(f"127.0.0.1:{grpc_port}")
+        return server
+
+    return make
 
 
 # --- raw ASGI helpers ---------------------------------------------------------------------
@@ -264,13 +326,21 @@ def scripted_service(**options: Any) -> Any:
     return A2AService(scripted_executor(), scripted_card(), **options)
 
 
-def our_app(service: Any, port: int) -> Any:
-    """Our ASGI app for ``service``, JSON-RPC at / and REST at /rest, both versions."""
+def our_app(service: Any, port: int, grpc_port: int | None = None) -> Any:
+    """Our ASGI app for ``service``, JSON-RPC at / and REST at /rest, both versions.
+
+    ``grpc_port``: the card also lists gRPC at ``127.0.0.1:grpc_port``.
+    """
     from a2a_core.server.asgi import create_app
     from a2a_core.server.serve import interfaces_for
 
     base = f"http://127.0.0.1:{port}"
+    grpc_address = f"127.0.0.1:{grpc_port}" if grpc_port is not None else None
     card = service.card.model_copy(
-        update={"supported_interfaces": interfaces_for(base, rest_prefix="/rest")}
+        update={
+            "supported_interfaces": interfaces_for(
+                base, rest_prefix="/rest", grpc_address=grpc_address
+            )
+        }
     )
     return create_app(service, card=card, rest_prefix="/rest")

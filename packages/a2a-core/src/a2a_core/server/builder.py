@@ -125,10 +125,12 @@ def build_app(
     card: CardLike | None = None,
     options: BuildOptions,
     base_url: str,
+    grpc_address: str | None = None,
 ) -> A2AApp:
     """The ASGI app for an agent (built with ``build_service``) or a ready ``A2AService``.
 
-    A card without interfaces gets those the app serves at ``base_url``.
+    A card without interfaces gets those the app serves at ``base_url`` (and
+    the gRPC interface at ``grpc_address`` when one is served beside it).
     """
     app_opts = options.app
     interfaces = interfaces_for(
@@ -136,6 +138,7 @@ def build_app(
         jsonrpc_path=app_opts.jsonrpc_path,
         rest=app_opts.rest,
         rest_prefix=app_opts.rest_prefix,
+        grpc_address=grpc_address,
     )
     the_card = resolve_card(card, interfaces)
     if isinstance(agent_or_service, A2AService):
@@ -154,9 +157,17 @@ def build_app(
 
 
 def interfaces_for(
-    base_url: str, *, jsonrpc_path: str | None = "/", rest: bool = True, rest_prefix: str = ""
+    base_url: str,
+    *,
+    jsonrpc_path: str | None = "/",
+    rest: bool = True,
+    rest_prefix: str = "",
+    grpc_address: str | None = None,
 ) -> list[AgentInterface]:
-    """The interfaces an ``A2AApp`` at ``base_url`` serves: JSON-RPC first, 1.0 before 0.3."""
+    """The interfaces an ``A2AApp`` at ``base_url`` serves: JSON-RPC first, 1.0 before 0.3.
+
+    ``grpc_address`` (``host:port``) adds the gRPC interface (1.0) last.
+    """
     out: list[AgentInterface] = []
     if jsonrpc_path is not None:
         url = base_url if jsonrpc_path == "/" else base_url + jsonrpc_path
@@ -175,6 +186,12 @@ def interfaces_for(
                     protocol_version=version,
                 )
             )
+    if grpc_address is not None:
+        out.append(
+            AgentInterface(
+                url=grpc_address, protocol_binding=TransportProtocol.GRPC, protocol_version="1.0"
+            )
+        )
     return out
 
 

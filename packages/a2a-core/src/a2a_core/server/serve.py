@@ -22,9 +22,11 @@ import sys
 from collections.abc import AsyncGenerator, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import uvicorn
 
+from ..bindings import Listener
 from .asgi.app import A2AApp
 from .builder import CardLike, build_app, interfaces_for
 from .head_limits import uvicorn_http_options
@@ -36,6 +38,7 @@ __all__ = [
     "RunningServer",
     "interfaces_for",
     "public_base_url",
+    "public_grpc_address",
     "running_server",
     "serve",
     "serve_async",
@@ -57,6 +60,8 @@ class RunningServer:
     app: A2AApp
     service: A2AService
     server: uvicorn.Server
+    grpc_address: str | None = None
+    """``host:port`` of the gRPC binding, when started (``grpc_port=``)."""
 
 
 def public_base_url(host: str, port: int, public_url: str | None = None) -> str:
@@ -71,6 +76,50 @@ def public_base_url(host: str, port: int, public_url: str | None = None) -> str:
     if ":" in name:
         name = f"[{name}]"
     return f"http://{name}:{port}"
+
+
+def public_grpc_address(host: str, port: int, public_url: str | None = None) -> str:
+    """The ``host:port`` published for the gRPC interface (loopback shown as ``localhost``).
+
+    With ``public_url``, its host name with the gRPC port.
+    """
+    name = (urlsplit(public_url).hostname or host) if public_url else host
+    name = "localhost" if name in _LOOPBACK_HOSTS else name
+    return f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
+
+
+class _GrpcSide:
+    """The gRPC listener started beside uvicorn (the ``GRPC`` entry of ``a2a_core.bindings``)."""
+
+    def __init__(self, host: str, port: int, options: Mapping[str, Any]) -> None:
+        from ..bindings import binding
+
+        entry = binding("GRPC")
+        if entry is None:  # pragma: no cover - a built-in registration
+            raise RuntimeError("no GRPC binding is registered")
+        factory = entry.server_factory()
+        self.server: Listener = factory(host, port, **options)
+        self.port: int = self.server.bind()
+
+    async def start(self, app: A2AApp) -> None:
+        self.server.attach(app)
+        await self.server.start()
+
+    async def stop(self, grace: float | None) -> None:
+        await self.server.stop(grace)
+
+
+def _grpc_side(
+    host: str,
+    grpc_port: int | None,
+    public_url: str | None,
+    grpc_options: Mapping[str, Any] | None,
+) -> tuple[_GrpcSide | None, str | None]:
+    """The gRPC listener (bound, not started) and its published address, when asked for."""
+    if grpc_port is None:
+        return None, None
+    side = _GrpcSide(host, grpc_port, dict(grpc_options or {}))
+    return side, public_grpc_address(host, side.port, public_url)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -95,13 +144,20 @@ def _build(
     push: bool | PushNotifier,
     allow_private_push_targets: bool,
     options: Mapping[str, Any],
+    grpc_address: str | None = None,
 ) -> A2AApp:
     given = dict(options)
     if push is not False:
         given["push"] = push
     if allow_private_push_targets:
         given["allow_private_push_targets"] = True
-    return build_app(agent_or_service, card=card, options=parse_options(given), base_url=base_url)
+    return build_app(
+        agent_or_service,
+        card=card,
+        options=parse_options(given),
+        base_url=base_url,
+        grpc_address=grpc_address,
+    )
 
 
 class _A2AServer(uvicorn.Server):
@@ -111,6 +167,9 @@ class _A2AServer(uvicorn.Server):
     grace period (the service is closed only in the lifespan, after the drain).
     """
 
+    grpc: _GrpcSide | None = None
+    """The gRPC listener beside this server: stopped with it, before the service closes."""
+
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         app = self.config.app
         if isinstance(app, A2AApp):
@@ -118,6 +177,11 @@ class _A2AServer(uvicorn.Server):
                 await app.service.manager.stop()
             except Exception:
                 logger.exception("stopping the agents failed")
+        if self.grpc is not None:
+            try:
+                await self.grpc.stop(self.config.timeout_graceful_shutdown)
+            except Exception:
+                logger.exception("stopping the gRPC server failed")
         await super().shutdown(sockets)
 
 
@@ -152,6 +216,8 @@ async def serve_async(
     allow_private_push_targets: bool = False,
     graceful_shutdown: int | None = 5,
     announce: bool = False,
+    grpc_port: int | None = None,
+    grpc_options: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> None:
     """Serve until cancelled or interrupted (Ctrl+C), in the running event loop.
@@ -159,14 +225,24 @@ async def serve_async(
     ``announce`` prints one line with the agent's URL to stderr once bound.
     """
     sock = _bind(host, port)
+    grpc: _GrpcSide | None = None
     try:
         base = public_base_url(host, sock.getsockname()[1], public_url)
-        app = _build(agent_or_service, card, base, push, allow_private_push_targets, options)
+        grpc, grpc_address = _grpc_side(host, grpc_port, public_url, grpc_options)
+        app = _build(
+            agent_or_service, card, base, push, allow_private_push_targets, options, grpc_address
+        )
         server = _A2AServer(_config(app, log_level, graceful_shutdown))
+        if grpc is not None:
+            await grpc.start(app)
+            server.grpc = grpc
         if announce:
-            print(f"A2A agent {app.card.name!r} at {base} (Ctrl+C to stop)", file=sys.stderr)
+            where = f"{base} and gRPC {grpc_address}" if grpc_address else base
+            print(f"A2A agent {app.card.name!r} at {where} (Ctrl+C to stop)", file=sys.stderr)
         await server.serve(sockets=[sock])
     finally:
+        if grpc is not None:
+            await grpc.stop(0)
         sock.close()
 
 
@@ -181,6 +257,8 @@ def serve(
     push: bool | PushNotifier = False,
     allow_private_push_targets: bool = False,
     graceful_shutdown: int | None = 5,
+    grpc_port: int | None = None,
+    grpc_options: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> None:
     """Serve an agent (any object a plugin or the core can serve) or an ``A2AService``.
@@ -191,6 +269,11 @@ def serve(
       Without a card, one is made from the agent's name and docstring.
     - ``push``: True for the built-in webhook sender (``allow_private_push_targets``
       lets it call loopback/private hosts, for tests), or a ``PushNotifier``.
+    - ``grpc_port``: also serve the gRPC binding on this port (0: a free one;
+      needs the ``grpc`` extra), in the same event loop, listed in the card as
+      ``host:port``; ``grpc_options`` go to ``a2a_core.grpc.GrpcServer``
+      (``max_message_bytes``, ``max_concurrent_streams``, ``max_concurrent_rpcs``,
+      ``status_mapping``, ``credentials``). It stops with the HTTP server.
     - ``options``: app, service and agent options (``server.options``); an
       unknown name is a ``TypeError`` listing the valid ones.
 
@@ -208,6 +291,8 @@ def serve(
             allow_private_push_targets=allow_private_push_targets,
             graceful_shutdown=graceful_shutdown,
             announce=True,
+            grpc_port=grpc_port,
+            grpc_options=grpc_options,
             **options,
         )
     )
@@ -226,21 +311,31 @@ async def running_server(
     allow_private_push_targets: bool = False,
     graceful_shutdown: int | None = 2,
     startup_timeout: float = 10.0,
+    grpc_port: int | None = None,
+    grpc_options: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> AsyncGenerator[RunningServer]:
     """Start a server in the background (port 0: a free port) and stop it on exit.
 
     Signal handlers are left alone; the lifespan runs (the service is closed
     on exit). Raises RuntimeError when the server does not start in time.
+    ``grpc_port`` / ``grpc_options``: as for ``serve`` (``RunningServer.grpc_address``).
     """
     sock = _bind(host, port)
     bound_port: int = sock.getsockname()[1]
     task: asyncio.Task[None] | None = None
     server: _EmbeddedServer | None = None
+    grpc: _GrpcSide | None = None
     try:
         base = public_base_url(host, bound_port, public_url)
-        app = _build(agent_or_service, card, base, push, allow_private_push_targets, options)
+        grpc, grpc_address = _grpc_side(host, grpc_port, public_url, grpc_options)
+        app = _build(
+            agent_or_service, card, base, push, allow_private_push_targets, options, grpc_address
+        )
         server = _EmbeddedServer(_config(app, log_level, graceful_shutdown))
+        if grpc is not None:
+            await grpc.start(app)
+            server.grpc = grpc
         task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
         deadline = asyncio.get_running_loop().time() + startup_timeout
         while not server.started:
@@ -250,10 +345,20 @@ async def running_server(
             if asyncio.get_running_loop().time() > deadline:
                 raise RuntimeError(f"the server did not start within {startup_timeout} s")
             await asyncio.sleep(0.005)
-        yield RunningServer(base, host, bound_port, app, app.service, server)
+        yield RunningServer(
+            base,
+            host,
+            bound_port,
+            app,
+            app.service,
+            server,
+            grpc_address=grpc.server.address if grpc is not None else None,
+        )
     finally:
         if task is not None and not task.done():
             await _stop(task, server, graceful_shutdown)
+        if grpc is not None:
+            await grpc.stop(0)
         sock.close()
 
 

@@ -28,6 +28,8 @@ __all__ = [
     "encode_jsonrpc_error_v10",
     "encode_rest_error_v03",
     "encode_rest_error_v10",
+    "error_details",
+    "error_from_details",
 ]
 
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
@@ -52,7 +54,8 @@ def _stringify(value: Any) -> str:
     return str(value)
 
 
-def _details(error: A2AError) -> list[dict[str, Any]]:
+def error_details(error: A2AError) -> list[dict[str, Any]]:
+    """The 1.0 ``details`` of ``error``: an ErrorInfo, and a Struct of its data when it has any."""
     details = [_error_info(error)]
     if error.data:
         details.append({"@type": STRUCT_TYPE, "value": error.data})
@@ -61,7 +64,7 @@ def _details(error: A2AError) -> list[dict[str, Any]]:
 
 def encode_jsonrpc_error_v10(error: A2AError) -> dict[str, Any]:
     """The 1.0 JSON-RPC error object."""
-    return {"code": error.code, "message": error.message, "data": _details(error)}
+    return {"code": error.code, "message": error.message, "data": error_details(error)}
 
 
 def encode_jsonrpc_error_v03(error: A2AError) -> dict[str, Any]:
@@ -82,7 +85,7 @@ def encode_rest_error_v10(
             "code": status,
             "status": error.grpc_status_for(mapping),
             "message": error.message,
-            "details": _details(error),
+            "details": error_details(error),
         }
     }
     return status, body
@@ -103,7 +106,8 @@ def _as_dict(value: Any) -> dict[str, Any] | None:
     return cast("dict[str, Any]", value) if isinstance(value, dict) else None
 
 
-def _from_parts(code: int | None, message: Any, details: Any) -> A2AError:
+def error_from_details(code: int | None, message: Any, details: Any) -> A2AError:
+    """The typed error of a (JSON-RPC code, message, 1.0 details) triple; ``code`` may be None."""
     reason: str | None = None
     data: dict[str, Any] | None = None
     if isinstance(details, list):
@@ -142,7 +146,7 @@ def decode_jsonrpc_error(value: Any) -> A2AError:
     if obj is None:
         return A2AError("Malformed error object from peer")
     code = obj.get("code")
-    return _from_parts(
+    return error_from_details(
         code if isinstance(code, int) and not isinstance(code, bool) else None,
         obj.get("message"),
         obj.get("data"),
@@ -157,7 +161,7 @@ def decode_rest_error(status: int, value: Any) -> A2AError:
     inner = _as_dict(obj.get("error"))
     if inner is not None:
         if inner.get("details"):
-            return _from_parts(None, inner.get("message"), inner.get("details"))
+            return error_from_details(None, inner.get("message"), inner.get("details"))
         return _by_status(status, inner.get("message"))
     if isinstance(obj.get("code"), int):
         return decode_jsonrpc_error(obj)

@@ -69,6 +69,7 @@ class A2AApp:
         self.max_header_bytes = opts.max_header_bytes
         self.max_header_count = opts.max_header_count
         mapping = HttpStatusMapping(http_status_mapping)
+        self.http_status_mapping = mapping
         self.service = service
         self._extra_lifespan = lifespan
         self.card = card if card is not None else service.card

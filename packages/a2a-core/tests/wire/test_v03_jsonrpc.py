@@ -64,6 +64,7 @@ from a2a_core.types import (
     TaskStatusUpdateEvent,
 )
 from a2a_core.wire import DecodeLimits, Operation
+from a2a_core.wire._v03_downgrade import V1_KEY
 from a2a_core.wire.v03 import V03JsonRpcCodec
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -690,19 +691,23 @@ def test_task_round_trip_property(parts: list[Part], state: TaskState, text: str
 
 
 @pytest.mark.parametrize("data", [[1, 2], "text", 3, 2.5, True, False])
-def test_non_object_data_part_is_unrepresentable(data: Any) -> None:
+def test_non_object_data_part_is_wrapped_in_an_object(data: Any) -> None:
+    """0.3 data parts hold objects: a result keeps the value as {"value": ...}, marked."""
+    marked = {V1_KEY: {"dataWrapped": True}}
     message = Message(message_id="m", role=Role.AGENT, parts=[Part(data=data)])
-    with pytest.raises(UnrepresentableError, match="object"):
-        CODEC.encode_event(message)
-    with pytest.raises(UnrepresentableError):
-        CODEC.encode_result(
-            Operation.GET_TASK,
-            Task(
-                id="t",
-                status=TaskStatus(state=TaskState.COMPLETED),
-                artifacts=[Artifact(artifact_id="a", parts=[Part(data=data)])],
-            ),
-        )
+    part = CODEC.encode_event(message)["parts"][0]
+    assert part == {"kind": "data", "data": {"value": data}, "metadata": marked}
+    task = CODEC.encode_result(
+        Operation.GET_TASK,
+        Task(
+            id="t",
+            status=TaskStatus(state=TaskState.COMPLETED),
+            artifacts=[Artifact(artifact_id="a", parts=[Part(data=data, metadata={"k": 1})])],
+        ),
+    )
+    assert task["artifacts"][0]["parts"][0]["metadata"] == {"k": 1, **marked}
+    with pytest.raises(UnrepresentableError, match="object"):  # a request stays strict
+        CODEC.encode_request(Operation.SEND_MESSAGE, SendMessageRequest(message=message))
 
 
 @pytest.mark.parametrize(
@@ -714,9 +719,20 @@ def test_non_object_data_part_is_unrepresentable(data: Any) -> None:
         Part(data={"a": 1}, filename="a.json"),
     ],
 )
-def test_hints_on_text_and_data_parts_are_unrepresentable(part: Part) -> None:
+def test_hints_on_text_and_data_parts_move_to_metadata(part: Part) -> None:
+    encoded = CODEC.encode_event(Message(message_id="m", role=Role.USER, parts=[part]))
+    moved = encoded["parts"][0]["metadata"][V1_KEY]
+    assert moved == {
+        k: v
+        for k, v in (("filename", part.filename), ("mediaType", part.media_type))
+        if v is not None
+    }
+    assert "filename" not in encoded["parts"][0]
     with pytest.raises(UnrepresentableError):
-        CODEC.encode_event(Message(message_id="m", role=Role.USER, parts=[part]))
+        CODEC.encode_request(
+            Operation.SEND_MESSAGE,
+            SendMessageRequest(message=Message(message_id="m", role=Role.USER, parts=[part])),
+        )
 
 
 def test_unrepresentable_requests_and_results() -> None:
@@ -752,13 +768,12 @@ def test_unrepresentable_requests_and_results() -> None:
     for op, request in cases:
         with pytest.raises(UnrepresentableError):
             CODEC.encode_request(op, request)
-    with pytest.raises(UnrepresentableError):
-        CODEC.encode_result(
-            Operation.LIST_PUSH_CONFIGS,
-            ListTaskPushNotificationConfigsResponse(
-                configs=[push_config()], next_page_token="more"
-            ),
-        )
+    # A result cannot fail: 0.3 cannot page, so the reader gets the first page.
+    first = CODEC.encode_result(
+        Operation.LIST_PUSH_CONFIGS,
+        ListTaskPushNotificationConfigsResponse(configs=[push_config()], next_page_token="more"),
+    )
+    assert len(first) == 1
     with pytest.raises(UnrepresentableError):
         CODEC.encode_result(Operation.GET_PUSH_CONFIG, push_config(task_id=None))
 

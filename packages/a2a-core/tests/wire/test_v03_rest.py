@@ -61,6 +61,7 @@ from a2a_core.types import (
     TaskStatusUpdateEvent,
 )
 from a2a_core.wire import DecodeLimits, Operation
+from a2a_core.wire._v03_downgrade import V1_KEY
 from a2a_core.wire.v03_rest import V03RestCodec, assemble_request, split_request
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.message import Message as ProtoMessage
@@ -669,22 +670,25 @@ def test_task_round_trip_property(parts: list[Part], state: TaskState, text: str
 
 
 @pytest.mark.parametrize("data", [[1], "s", 1, 1.5, True])
-def test_non_object_data_is_unrepresentable(data: Any) -> None:
-    with pytest.raises(UnrepresentableError):
-        CODEC.encode_event(Message(message_id="m", role=Role.USER, parts=[Part(data=data)]))
+def test_non_object_data_is_wrapped_in_an_object(data: Any) -> None:
+    message = Message(message_id="m", role=Role.USER, parts=[Part(data=data)])
+    part = CODEC.encode_event(message)["message"]["content"][0]
+    assert part == {"data": {"data": {"value": data}}, "metadata": {V1_KEY: {"dataWrapped": True}}}
+    with pytest.raises(UnrepresentableError):  # a request stays strict
+        CODEC.encode_request(Operation.SEND_MESSAGE, SendMessageRequest(message=message))
 
 
 def test_unrepresentable_values() -> None:
+    referencing = Message(
+        message_id="m", role=Role.USER, parts=[Part(text="x")], reference_task_ids=["t"]
+    )
+    encoded = CODEC.encode_event(referencing)["message"]
+    assert encoded["metadata"] == {V1_KEY: {"referenceTaskIds": ["t"]}}
     with pytest.raises(UnrepresentableError, match="referenceTaskIds"):
-        CODEC.encode_event(
-            Message(
-                message_id="m", role=Role.USER, parts=[Part(text="x")], reference_task_ids=["t"]
-            )
-        )
-    with pytest.raises(UnrepresentableError):
-        CODEC.encode_event(
-            Message(message_id="m", role=Role.USER, parts=[Part(text="x", media_type="text/html")])
-        )
+        CODEC.encode_request(Operation.SEND_MESSAGE, SendMessageRequest(message=referencing))
+    html = Message(message_id="m", role=Role.USER, parts=[Part(text="x", media_type="text/html")])
+    encoded = CODEC.encode_event(html)["message"]
+    assert encoded["content"][0]["metadata"] == {V1_KEY: {"mediaType": "text/html"}}
     cases: list[tuple[Operation, Any]] = [
         (Operation.CANCEL_TASK, CancelTaskRequest(id="t", metadata={"a": 1})),
         (Operation.CANCEL_TASK, CancelTaskRequest(id="t", tenant="x")),

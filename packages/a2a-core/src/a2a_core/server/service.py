@@ -39,6 +39,7 @@ from ..types import (
     ListTasksRequest,
     ListTasksResponse,
     Message,
+    Role,
     SendMessageRequest,
     StreamEvent,
     SubscribeToTaskRequest,
@@ -204,6 +205,8 @@ class A2AService:
         persist_now: bool,
     ) -> TaskRun:
         """Prepare and launch a run; on any failure nothing is left behind."""
+        if request.message.role is Role.UNSPECIFIED:
+            raise InvalidParamsError("message.role must be ROLE_USER or ROLE_AGENT")
         config = request.configuration
         inline_push = None
         if config is not None:

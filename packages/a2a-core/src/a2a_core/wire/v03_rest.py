@@ -128,6 +128,7 @@ from ._v03_convert import (
     remap,
     task_shapes,
 )
+from ._v03_downgrade import lenient
 from .codec import REQUEST_TYPES, Codec
 from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v03
 from .operations import Operation
@@ -711,6 +712,9 @@ class V03RestCodec(Codec):
         return self._validate(REQUEST_TYPES[op], data)
 
     def encode_result(self, op: Operation, result: Any) -> Any:
+        return lenient(lambda value: self._encode_result(op, value), result, rest=True)
+
+    def _encode_result(self, op: Operation, result: Any) -> Any:
         if op is Operation.LIST_TASKS:
             raise UnsupportedOperationError(_LIST_TASKS_MESSAGE)
         if op is Operation.SEND_MESSAGE or op.streaming:
@@ -767,7 +771,7 @@ class V03RestCodec(Codec):
 
     # both sides -----------------------------------------------------------
     def encode_event(self, event: StreamEvent) -> Any:
-        return event_out(event)
+        return lenient(event_out, event, rest=True)
 
     def decode_event(self, value: Any) -> StreamEvent:
         return guard(

@@ -140,7 +140,9 @@ async def test_v03_has_no_list_method(client: httpx.AsyncClient) -> None:
     assert error_of(await call(client, rpc("tasks/list", {})))["code"] == -32601
 
 
-async def test_unrepresentable_result_is_an_error_not_a_crash(make_client: Any) -> None:
+async def test_a_result_03_cannot_express_is_down_converted_not_an_error(
+    make_client: Any,
+) -> None:
     async def markdown(context: RequestContext) -> Part:
         return Part(text="# title", media_type="text/markdown")
 
@@ -148,7 +150,8 @@ async def test_unrepresentable_result_is_an_error_not_a_crash(make_client: Any) 
     client = make_client(create_app(svc))
     r = await call(client, rpc("message/send", {"message": v03_message()}))
     assert r.status_code == 200
-    assert error_of(r)["code"] == -32603
+    part = r.json()["result"]["artifacts"][0]["parts"][0]
+    assert part["metadata"] == {"a2a.v1": {"mediaType": "text/markdown"}}
     # The same task reads fine in 1.0.
     r = await call(client, rpc("ListTasks", {"includeArtifacts": True}), V10)
     assert r.json()["result"]["tasks"][0]["artifacts"][0]["parts"][0]["mediaType"] == (

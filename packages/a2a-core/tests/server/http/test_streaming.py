@@ -8,12 +8,13 @@ from typing import Any
 
 import httpx
 import pytest
-from a2a_core.errors import A2AError, TaskNotFoundError
+from a2a_core.errors import A2AError, TaskNotFoundError, UnrepresentableError
 from a2a_core.server import A2AService, RequestContext, ServerCallContext
 from a2a_core.server.asgi import SseConfig, create_app
 from a2a_core.server.asgi.sse import close_events, stream_sse
-from a2a_core.types import Message, Part, StreamEvent
+from a2a_core.types import Message, Part, StreamEvent, Task
 from a2a_core.wire import Operation
+from a2a_core.wire.v03 import V03JsonRpcCodec
 from a2a_http_support import (
     V10,
     WaitingAgent,
@@ -200,11 +201,34 @@ async def test_mid_stream_error_is_an_error_event_then_end(
     await svc.aclose()
 
 
-async def test_unencodable_event_ends_the_stream_with_an_error(make_client: Any) -> None:
+async def test_events_03_cannot_express_are_down_converted(make_client: Any) -> None:
     async def markdown(context: RequestContext) -> Part:
         return Part(text="# title", media_type="text/markdown")
 
     svc = A2AService(markdown, make_card())
+    client = make_client(create_app(svc))
+    r = await client.post("/", json=rpc("message/stream", {"message": v03_message()}))
+    events = parse_sse(r.text)
+    assert events[0]["result"]["kind"] == "task"
+    assert all("error" not in e for e in events)
+    artifact = next(e["result"] for e in events if e["result"]["kind"] == "artifact-update")
+    assert artifact["artifact"]["parts"][0]["metadata"] == {
+        "a2a.v1": {"mediaType": "text/markdown"}
+    }
+    await svc.aclose()
+
+
+async def test_unencodable_event_ends_the_stream_with_an_error(
+    make_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+
+    def refuse(self: Any, event: Any) -> Any:
+        if not isinstance(event, Task):
+            raise UnrepresentableError("no 0.3 form")
+        return {"kind": "task", "id": event.id, "contextId": event.context_id}
+
+    monkeypatch.setattr(V03JsonRpcCodec, "encode_event", refuse)
+    svc = A2AService(echo, make_card())
     client = make_client(create_app(svc))
     r = await client.post("/", json=rpc("message/stream", {"message": v03_message()}))
     events = parse_sse(r.text)

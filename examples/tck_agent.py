@@ -61,7 +61,7 @@ class TckAgent(AgentExecutor):
             await self._artifact(updater, Part(data={"key": "value", "count": 42}))
         elif mid.startswith("tck-stream-artifact-chunked"):
             await updater.start_work()
-            await updater.add_artifact("chunk-1 ", artifact_id="chunked")
+            await updater.add_artifact("chunk-1 ", artifact_id="chunked", last_chunk=False)
             await updater.add_artifact(
                 "chunk-2", artifact_id="chunked", append=True, last_chunk=True
             )

@@ -205,7 +205,7 @@ async def test_an_agent_continues_a_remote_task_by_calling_the_tool_again(
     assert asked.artifact["state"] == "TASK_STATE_INPUT_REQUIRED"
     assert answered.artifact["state"] == "TASK_STATE_COMPLETED"
     assert asked.artifact["task_id"] == answered.artifact["task_id"]
-    assert answered.artifact["parts"][0] == {"text": "Sunny"}
+    assert answered.artifact["parts"][0] == {"text": "Sunny in Paris"}  # whole text
     turns = await remote_user_turns(weather_url, answered.artifact["task_id"])
     assert turns == ["What is the weather?", "Paris"]
     assert out["messages"][-1].text == "It is sunny in Paris."

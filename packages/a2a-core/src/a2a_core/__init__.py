@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from .server import (
         A2AService,
         AgentExecutor,
+        ArtifactStream,
         ManagerConfig,
         Principal,
         RequestContext,
@@ -207,6 +208,7 @@ _TYPES = (
 _SERVER = (
     "A2AService",
     "AgentExecutor",
+    "ArtifactStream",
     "ManagerConfig",
     "Principal",
     "RequestContext",
@@ -237,6 +239,7 @@ __all__ = [  # noqa: RUF022 - grouped: types and errors first, then server and c
     "A2AClient",
     "A2AService",
     "AgentExecutor",
+    "ArtifactStream",
     "EchoAgent",
     "ManagerConfig",
     "MemoryTaskStore",

@@ -25,11 +25,10 @@ import contextlib
 import json
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 from a2a_core.adapters import ResolvedAgent
-from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+from a2a_core.server import AgentExecutor, ArtifactStream, RequestContext, TaskUpdater
 from a2a_core.types import AgentSkill, Part, TaskState
 
 from . import _events
@@ -65,27 +64,18 @@ def _is_agent(target: object) -> bool:
     return isinstance(target, BaseAgent)
 
 
-@dataclass
-class _Stream:
-    """An artifact being streamed: what was sent, and the chunk held back."""
-
-    text: str = ""
-    sent: bool = False
-    held: str | None = None
-
-
 class _Artifacts:
     """Turns a run's chunks and outputs into artifact updates (one per task, plus ``result``).
 
-    A streamed artifact holds its latest chunk back so that the last one can
-    carry ``lastChunk``; when the final output differs from what was streamed
-    (a revised answer, tool-call turns), the whole output replaces it.
+    Each artifact streams through the core's ``ArtifactStream``: the last chunk
+    carries ``lastChunk``, and a final output that differs from what was
+    streamed (a revised answer, tool-call turns) replaces it.
     """
 
     def __init__(self, run: CrewRun, per_task: bool) -> None:
         self.run = run
         self.per_task = per_task
-        self.streams: dict[str, _Stream] = {}
+        self.streams: dict[str, ArtifactStream] = {}
         self.updater: TaskUpdater | None = None
 
     def _target(self, index: int | None) -> tuple[str, str] | None:
@@ -96,66 +86,41 @@ class _Artifacts:
             return None
         return f"task-{index}", f"task {index}"
 
-    async def _send(
-        self, artifact_id: str, name: str, stream: _Stream, text: str, *, last: bool
-    ) -> None:
-        assert self.updater is not None
-        await self.updater.add_artifact(
-            text, artifact_id=artifact_id, name=name, append=stream.sent, last_chunk=last
-        )
-        stream.sent = True
+    def _stream(self, artifact_id: str, name: str) -> ArtifactStream:
+        stream = self.streams.get(artifact_id)
+        if stream is None:
+            assert self.updater is not None
+            stream = ArtifactStream(self.updater, artifact_id, name=name)
+            self.streams[artifact_id] = stream
+        return stream
 
     async def chunk(self, item: Chunk) -> None:
         target = self._target(item.task_index)
-        if target is None:
-            return
-        artifact_id, name = target
-        stream = self.streams.setdefault(artifact_id, _Stream())
-        if stream.held is not None:
-            await self._send(artifact_id, name, stream, stream.held, last=False)
-        stream.held = item.text
-        stream.text += item.text
+        if target is not None:
+            await self._stream(*target).write(item.text)
 
     async def flush(self) -> None:
         """Send every held chunk (before pausing: the client sees the draft so far)."""
-        for artifact_id, stream in self.streams.items():
-            if stream.held is not None:
-                name = RESULT_ARTIFACT if artifact_id == RESULT_ARTIFACT else artifact_id
-                await self._send(artifact_id, name, stream, stream.held, last=False)
-                stream.held = None
+        for stream in self.streams.values():
+            await stream.flush()
 
     async def _final(
-        self,
-        artifact_id: str,
-        name: str,
-        parts: list[Part],
-        text: str,
-        description: str | None = None,
+        self, artifact_id: str, name: str, parts: list[Part], description: str | None = None
     ) -> None:
-        assert self.updater is not None
         stream = self.streams.pop(artifact_id, None)
-        text_only = all(p.text is not None for p in parts)
-        if stream is not None and stream.held is not None and text_only and stream.text == text:
-            await self._send(artifact_id, name, stream, stream.held, last=True)
-            return
-        await self.updater.add_artifact(
-            parts,
-            artifact_id=artifact_id,
-            name=name,
-            description=description,
-            append=False,
-            last_chunk=True,
-        )
+        if stream is None:
+            assert self.updater is not None
+            stream = ArtifactStream(self.updater, artifact_id, name=name)
+        stream.description = description
+        await stream.close(parts)
 
     async def task_done(self, item: TaskDone) -> None:
         if not self.per_task or item.index >= self.run.task_count:
             return  # the last task's output is the crew's: it arrives as ``result``
-        await self._final(
-            f"task-{item.index}", item.name, item.parts, item.text, item.description or None
-        )
+        await self._final(f"task-{item.index}", item.name, item.parts, item.description or None)
 
     async def finish(self, item: Finished) -> None:
-        await self._final(RESULT_ARTIFACT, RESULT_ARTIFACT, item.parts, item.text)
+        await self._final(RESULT_ARTIFACT, RESULT_ARTIFACT, item.parts)
 
 
 class CrewAgent(AgentExecutor):

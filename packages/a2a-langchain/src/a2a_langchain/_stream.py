@@ -1,7 +1,8 @@
 """``astream_events`` (v2) of one run, turned into A2A task events as they happen.
 
-- answer tokens become chunks of the ``result`` artifact (``append`` from the
-  second chunk on; one chunk is held back so the last carries ``lastChunk``);
+- answer tokens become chunks of the ``result`` artifact, written through the
+  core's ``ArtifactStream`` (``append`` from the second chunk on, the last one
+  carries ``lastChunk``);
   for a chain they are the runnable's own output stream, for a LangGraph
   graph (or with ``answer_model``) the tokens of the answering chat model;
 - tool starts, ends and errors become WORKING status messages (a text and a
@@ -9,9 +10,9 @@
 - a custom event named ``a2a.status`` becomes a WORKING status message;
 - a LangGraph ``__interrupt__`` is collected for the caller to ask for input.
 
-At the end the final output decides: when it says the same as the streamed
-text, the held chunk closes the artifact; otherwise the artifact is replaced
-by the final answer (a streamed preamble before a tool call, a chain step
+At the end the final output decides (``ArtifactStream.close``): when it says
+the same as the streamed text, the held chunk closes the artifact; otherwise
+the artifact is replaced by the final answer (a streamed preamble before a tool call, a chain step
 that rewrote the model's text, structured output).
 """
 
@@ -21,13 +22,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, cast
 
-from a2a_core.server import TaskUpdater
+from a2a_core.server import ArtifactStream, TaskUpdater
 from a2a_core.types import Part, TaskState
 from langchain_core.messages import BaseMessage, ToolMessage
 
 from ._convert import PROGRESS_KEY, jsonable
 
-__all__ = ["ANSWER_ARTIFACT", "AnswerArtifact", "EventMapper", "ToolUpdates"]
+__all__ = ["ANSWER_ARTIFACT", "EventMapper", "ToolUpdates"]
 
 ANSWER_ARTIFACT = "result"
 ToolUpdates = Literal["full", "names", "off"]
@@ -59,52 +60,6 @@ def chunk_text(chunk: Any) -> str | None:
     return None
 
 
-class AnswerArtifact:
-    """The streamed answer: chunks as they come, then the final output decides."""
-
-    def __init__(self, updater: TaskUpdater) -> None:
-        self.updater = updater
-        self.streamed: list[str] = []
-        self._held: str | None = None
-        self._sent = False
-
-    async def token(self, text: str) -> None:
-        if not text:
-            return
-        if self._held is not None:
-            await self._send([Part(text=self._held)], last=False)
-        self._held = text
-        self.streamed.append(text)
-
-    async def _send(self, parts: list[Part], *, last: bool, replace: bool = False) -> None:
-        await self.updater.add_artifact(
-            parts,
-            artifact_id=ANSWER_ARTIFACT,
-            name=ANSWER_ARTIFACT,
-            append=self._sent and not replace,
-            last_chunk=last,
-        )
-        self._sent = True
-
-    async def finish(self, final: list[Part]) -> None:
-        """Close the artifact with the final output's parts (empty: keep what streamed)."""
-        if self._held is None:
-            if final:
-                await self._send(final, last=True)
-            return
-        streamed = "".join(self.streamed)
-        same = (
-            all(p.text is not None for p in final)
-            and "".join(p.text or "" for p in final) == streamed
-        )
-        if not final or same:
-            held, self._held = self._held, None
-            await self._send([Part(text=held)], last=True)
-            return
-        self._held = None
-        await self._send(final, last=True, replace=True)
-
-
 class EventMapper:
     """Maps the events of one run; holds what the caller needs at the end."""
 
@@ -117,7 +72,7 @@ class EventMapper:
         tool_updates: ToolUpdates = "full",
     ) -> None:
         self.updater = updater
-        self.answer = AnswerArtifact(updater)
+        self.answer = ArtifactStream(updater, ANSWER_ARTIFACT)
         self.model_tokens = model_tokens
         self.answer_model = frozenset(answer_model)
         self.tool_updates = tool_updates
@@ -178,7 +133,7 @@ class EventMapper:
     async def _token(self, chunk: Any) -> None:
         text = chunk_text(chunk)
         if text:
-            await self.answer.token(text)
+            await self.answer.write(text)
 
     async def _tool_status(self, event: Mapping[str, Any], what: str, detail: Any) -> None:
         if self.tool_updates == "off":

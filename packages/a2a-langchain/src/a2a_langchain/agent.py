@@ -43,7 +43,7 @@ from ._card import input_modes as default_input_modes
 from ._card import output_modes as default_output_modes
 from ._convert import PROGRESS_KEY, data_text, jsonable, output_parts
 from ._input import InputMode, InputPlan, plan_input, unwrap
-from ._stream import AnswerArtifact, EventMapper, ToolUpdates
+from ._stream import EventMapper, ToolUpdates
 
 __all__ = ["CONTEXT_KEY", "Conversation", "LangChainAgent", "a2a_context"]
 
@@ -264,14 +264,10 @@ class LangChainAgent(AgentExecutor):
             await updater.fail(UNRESUMABLE_TEXT)
             return
         if mapper.interrupts:
-            await mapper.answer.finish([])
+            await mapper.answer.close()
             await updater.require_input(_question(updater, mapper.interrupts))
             return
-        await _finish(mapper.answer, output)
-
-
-async def _finish(answer: AnswerArtifact, output: Any) -> None:
-    await answer.finish(output_parts(output))
+        await mapper.answer.close(output_parts(output))
 
 
 def _question(updater: TaskUpdater, interrupts: Sequence[Any]) -> Message:

@@ -26,7 +26,9 @@ from ..server.executor import AgentExecutor, RequestContext
 from ..server.updater import TaskUpdater
 from ..types import (
     AgentCard,
+    Artifact,
     Message,
+    Part,
     Role,
     StreamEvent,
     Task,
@@ -107,6 +109,20 @@ def remote_skills(
     return skills
 
 
+def _new_parts(relayed: Artifact | None, artifact: Artifact) -> list[Part]:
+    """The parts ``artifact`` adds after those already relayed, if it only adds parts.
+
+    Empty when the artifact changed otherwise (text that grew, say): then the
+    whole artifact replaces what was relayed.
+    """
+    if relayed is None:
+        return []
+    known = len(relayed.parts)
+    if artifact.parts[:known] != relayed.parts or artifact.metadata != relayed.metadata:
+        return []
+    return artifact.parts[known:]
+
+
 class _Relay:
     """Relays one execution's remote events to the local updater."""
 
@@ -117,8 +133,8 @@ class _Relay:
         self.context = context
         self.updater = updater
         self.remote_task_id: str | None = None
-        self.artifact_parts: dict[str, int] = {}
-        """Parts of each artifact relayed so far (snapshots relay only what is new)."""
+        self.artifacts: dict[str, Artifact] = {}
+        """Each artifact as relayed so far (snapshots relay only what is new)."""
         self.settled = False
 
     @property
@@ -151,16 +167,17 @@ class _Relay:
         """A whole task (a send's answer, a poll, a resubscribe): relay what is new in it."""
         self._learn(task.id, task.context_id)
         for artifact in task.artifacts:
-            relayed = self.artifact_parts.get(artifact.artifact_id)
-            if relayed is not None and len(artifact.parts) <= relayed:
+            relayed = self.artifacts.get(artifact.artifact_id)
+            if relayed == artifact:
                 continue
-            self.artifact_parts[artifact.artifact_id] = len(artifact.parts)
+            self.artifacts[artifact.artifact_id] = artifact
+            new_parts = _new_parts(relayed, artifact)
             await self.updater.add_artifact(
-                artifact.parts[relayed or 0 :],
+                new_parts or artifact.parts,
                 artifact_id=artifact.artifact_id,
                 name=artifact.name,
                 description=artifact.description,
-                append=relayed is not None,
+                append=bool(new_parts),
                 metadata=artifact.metadata,
             )
         await self._status(task.status, None)
@@ -176,8 +193,10 @@ class _Relay:
     async def _artifact(self, event: TaskArtifactUpdateEvent) -> None:
         self._learn(event.task_id, event.context_id)
         artifact = event.artifact
-        before = self.artifact_parts.get(artifact.artifact_id, 0) if event.append else 0
-        self.artifact_parts[artifact.artifact_id] = before + len(artifact.parts)
+        relayed = self.artifacts.get(artifact.artifact_id)
+        self.artifacts[artifact.artifact_id] = (
+            relayed.extended(artifact) if event.append and relayed is not None else artifact
+        )
         await self.updater.add_artifact(
             artifact.parts,
             artifact_id=artifact.artifact_id,

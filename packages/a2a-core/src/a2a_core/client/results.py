@@ -184,9 +184,7 @@ class TaskTracker:
         for i, existing in enumerate(artifacts):
             if existing.artifact_id == incoming.artifact_id:
                 if event.append:
-                    artifacts[i] = existing.model_copy(
-                        update={"parts": [*existing.parts, *incoming.parts]}
-                    )
+                    artifacts[i] = existing.extended(incoming)
                 else:
                     artifacts[i] = incoming
                 break

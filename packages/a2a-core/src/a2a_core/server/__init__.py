@@ -1,5 +1,6 @@
 """The A2A server: service, task lifecycle, executors (and, in ``asgi``, the HTTP app)."""
 
+from .artifact_stream import ArtifactStream
 from .cancellation import CancellationToken, CancelledByClient
 from .context import Principal, ServerCallContext
 from .events import EventBus, MemoryEventBus, Subscription
@@ -12,6 +13,7 @@ from .updater import TaskUpdater
 __all__ = [
     "A2AService",
     "AgentExecutor",
+    "ArtifactStream",
     "CancellationToken",
     "CancelledByClient",
     "ConfigurationError",

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar, cast
 
 from ..types import Artifact, Message, Part, SendMessageConfiguration, Task
+from .artifact_stream import ArtifactStream
 from .cancellation import CancellationToken
 from .context import Principal, ServerCallContext
-from .updater import to_parts
 
 if TYPE_CHECKING:
     from .updater import TaskUpdater
@@ -153,7 +153,7 @@ class GeneratorExecutor(AgentExecutor):
 
     Each chunk (str, Part, list of parts, or JSON data) is sent as it comes,
     appended to the ``result`` artifact; the last one is marked ``lastChunk``
-    (chunks are held back by one to know which is last).
+    (an ``ArtifactStream``). The stored task holds the chunks' text joined.
     """
 
     def __init__(self, func: Callable[..., AsyncIterator[Any]]) -> None:
@@ -162,27 +162,15 @@ class GeneratorExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
         gen = self.func(context, updater) if self._with_updater else self.func(context)
-        sent = False
-        pending: list[Part] | None = None
+        stream = ArtifactStream(updater, "result")
         try:
             async for item in gen:
-                parts = to_parts(item)
-                if not parts:
-                    continue
-                if pending is not None:
-                    await updater.add_artifact(
-                        pending, artifact_id="result", name="result", append=sent
-                    )
-                    sent = True
-                pending = parts
+                await stream.write(item)
         finally:
             aclose = getattr(gen, "aclose", None)
             if aclose is not None:
                 await cast(Callable[[], Awaitable[None]], aclose)()
-        if pending is not None:
-            await updater.add_artifact(
-                pending, artifact_id="result", name="result", append=sent, last_chunk=True
-            )
+        await stream.close()
         await updater.finish_with(None)
 
 

@@ -8,7 +8,6 @@ still serializing it (and readers can share it without copying).
 from __future__ import annotations
 
 from ..types import (
-    Artifact,
     Message,
     Task,
     TaskArtifactUpdateEvent,
@@ -62,7 +61,12 @@ def apply_status(task: Task, event: TaskStatusUpdateEvent, max_history: int) -> 
 
 
 def apply_artifact(task: Task, event: TaskArtifactUpdateEvent) -> Task:
-    """A new task with the artifact added, replaced (same id) or extended (``append``)."""
+    """A new task with the artifact added, replaced (same id) or extended (``append``).
+
+    Appended text joins the artifact's last text part (``Artifact.extended``), so
+    the stored task, blocking answers and push payloads hold whole text while
+    streams still carry each chunk as it was produced.
+    """
     if task.status.state.is_terminal:
         raise IllegalTransitionError(
             f"task is already {task.status.state.value}; no more artifacts"
@@ -72,22 +76,13 @@ def apply_artifact(task: Task, event: TaskArtifactUpdateEvent) -> Task:
     for index, existing in enumerate(artifacts):
         if existing.artifact_id == incoming.artifact_id:
             if event.append:
-                artifacts[index] = _extend(existing, incoming)
+                artifacts[index] = existing.extended(incoming)
             else:
                 artifacts[index] = incoming
             break
     else:
         artifacts.append(incoming)
     return task.model_copy(update={"artifacts": artifacts})
-
-
-def _extend(existing: Artifact, chunk: Artifact) -> Artifact:
-    update: dict[str, object] = {"parts": [*existing.parts, *chunk.parts]}
-    if chunk.metadata:
-        update["metadata"] = {**(existing.metadata or {}), **chunk.metadata}
-    if chunk.name and not existing.name:
-        update["name"] = chunk.name
-    return existing.model_copy(update=update)
 
 
 def append_message(task: Task, message: Message, max_history: int) -> Task:

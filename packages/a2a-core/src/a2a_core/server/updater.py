@@ -139,10 +139,16 @@ class TaskUpdater:
         name: str | None = None,
         description: str | None = None,
         append: bool = False,
-        last_chunk: bool = False,
+        last_chunk: bool | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> str:
-        """Add (or with ``append`` extend) an artifact; returns its id for later chunks."""
+        """Add (or with ``append`` extend) an artifact; returns its id for later chunks.
+
+        ``last_chunk`` defaults to ``not append``: a new artifact is whole (streaming
+        clients such as ADK treat one without ``lastChunk`` as partial), an appended
+        chunk is not the last. To stream an artifact, use ``artifact_stream`` (or pass
+        ``last_chunk=False`` on the first chunk and ``True`` on the last).
+        """
         if artifact_id is None:
             self._artifact_seq += 1
             artifact_id = f"artifact-{self._artifact_seq}"
@@ -158,7 +164,7 @@ class TaskUpdater:
                     metadata=metadata,
                 ),
                 append=append,
-                last_chunk=last_chunk,
+                last_chunk=not append if last_chunk is None else last_chunk,
             )
         )
         return artifact_id
@@ -181,11 +187,14 @@ class TaskUpdater:
         if isinstance(result, Artifact):
             await self._sink.emit(
                 TaskArtifactUpdateEvent(
-                    task_id=self.task_id, context_id=self.context_id, artifact=result
+                    task_id=self.task_id,
+                    context_id=self.context_id,
+                    artifact=result,
+                    last_chunk=True,
                 )
             )
         else:
             parts = to_parts(result)
             if parts:
-                await self.add_artifact(parts, artifact_id="result", name="result")
+                await self.add_artifact(parts, artifact_id="result", name="result", last_chunk=True)
         await self.complete()

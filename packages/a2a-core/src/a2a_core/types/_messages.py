@@ -124,6 +124,40 @@ class Artifact(A2AModel):
     metadata: Struct | None = opt()
     extensions: list[str] = Field(default_factory=list[str], exclude_if=is_empty)
 
+    def extended(self, chunk: Artifact) -> Artifact:
+        """This artifact with ``chunk`` appended (an ``append`` update applied).
+
+        Text streamed in chunks reads as one text: the chunk's first part joins
+        this artifact's last part when both are text of the same kind (media
+        type, filename, metadata). Data and file parts always stay separate.
+        The chunk's metadata is merged in; its name fills a missing one.
+        """
+        parts = self.parts
+        incoming = chunk.parts
+        if parts and incoming and _joinable(parts[-1], incoming[0]):
+            last = parts[-1]
+            joined = last.model_copy(update={"text": f"{last.text}{incoming[0].text}"})
+            new_parts = [*parts[:-1], joined, *incoming[1:]]
+        else:
+            new_parts = [*parts, *incoming]
+        update: dict[str, Any] = {"parts": new_parts}
+        if chunk.metadata:
+            update["metadata"] = {**(self.metadata or {}), **chunk.metadata}
+        if chunk.name and not self.name:
+            update["name"] = chunk.name
+        return self.model_copy(update=update)
+
+
+def _joinable(last: Part, first: Part) -> bool:
+    """Whether two text parts are pieces of one text."""
+    return (
+        last.text is not None
+        and first.text is not None
+        and last.media_type == first.media_type
+        and last.filename == first.filename
+        and (first.metadata is None or first.metadata == last.metadata)
+    )
+
 
 class Task(A2AModel):
     """A unit of work, with its status, outputs and conversation."""

@@ -176,7 +176,7 @@ async def test_artifacts_are_replaced_by_id_and_built_from_chunks(
     assert events[0].status.state is TaskState.WORKING
     chunks = [e for e in events if isinstance(e, TaskArtifactUpdateEvent)]
     assert [(c.artifact.artifact_id, c.append, c.last_chunk) for c in chunks] == [
-        ("draft", False, False),
+        ("draft", False, True),  # a whole artifact says so
         ("doc", True, False),
         ("doc", True, True),
     ]
@@ -184,5 +184,5 @@ async def test_artifacts_are_replaced_by_id_and_built_from_chunks(
     assert final.status.state is TaskState.COMPLETED
     assert [(a.artifact_id, a.name, [p.text for p in a.parts]) for a in final.artifacts] == [
         ("draft", None, ["draft v2"]),
-        ("doc", "Doc", ["a", "b", "c"]),
+        ("doc", "Doc", ["abc"]),  # appended text chunks join into one text
     ]

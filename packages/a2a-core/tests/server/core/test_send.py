@@ -320,7 +320,7 @@ async def test_async_generator_chunks_build_one_artifact(make_service: ServiceFa
     task = await _result_of(service)
     [artifact] = task.artifacts
     assert artifact.artifact_id == "result"
-    assert [p.text for p in artifact.parts] == ["alpha ", "beta ", "gamma"]
+    assert [p.text for p in artifact.parts] == ["alpha beta gamma"]  # stored as whole text
 
     stream = await service.stream_message(send(), CALL)
     events = [e async for e in stream]

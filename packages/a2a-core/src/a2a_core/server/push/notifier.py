@@ -9,7 +9,10 @@ queue and each lane drop their oldest entry when full (logged, counted), and
 the worker waits while too many deliveries are outstanding.
 
 What is delivered: every status update and every artifact update, in the body
-shape of the version the config was created in (see ``payload``). A config
+shape of the version the config was created in (see ``payload``). An artifact
+update always carries the whole artifact so far (a streamed chunk is sent as
+the assembled artifact, ``append`` off), and a newer one replaces one of the
+same artifact still waiting in the lane, so receivers get whole text. A config
 receives the events that happen after it was created. After a task's terminal
 update has been delivered (or given up on) to a config, the config is
 forgotten: a finished task sends nothing more, and the spec keeps configs
@@ -137,6 +140,36 @@ class _Delivery:
 class _Lane:
     queue: deque[_Delivery] = field(default_factory=deque[_Delivery])
     runner: asyncio.Task[None] | None = None
+
+
+def whole_artifact(item: _Event) -> StreamEvent:
+    """An appended chunk as the whole artifact so far (``append`` off, ``lastChunk`` kept).
+
+    A receiver gets complete text in every notification and never has to
+    reassemble chunks, some of which it may have missed.
+    """
+    event = item.event
+    if not isinstance(event, TaskArtifactUpdateEvent) or not event.append:
+        return event
+    artifact_id = event.artifact.artifact_id
+    for artifact in item.task.artifacts:
+        if artifact.artifact_id == artifact_id:
+            return event.model_copy(update={"artifact": artifact, "append": False})
+    return event
+
+
+def _supersedes(version: str, newer: _Delivery, waiting: _Delivery) -> bool:
+    """Whether ``newer`` makes ``waiting`` (queued, not yet sent) redundant."""
+    if version == "0.3":
+        return True  # 0.3 bodies are full Task snapshots
+    new, old = newer.event, waiting.event
+    return (
+        isinstance(new, TaskArtifactUpdateEvent)
+        and isinstance(old, TaskArtifactUpdateEvent)
+        and not new.append
+        and not old.append
+        and new.artifact.artifact_id == old.artifact.artifact_id
+    )
 
 
 def redact(config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
@@ -436,9 +469,9 @@ class PushNotificationService:
         lane = self._lanes.get(key)
         if lane is None:
             lane = self._lanes[key] = _Lane()
-        delivery = _Delivery(key[0], key[1], item.task, item.event, item.final)
-        if entry.version == "0.3" and lane.queue:
-            # 0.3 bodies are full Task snapshots: the newest supersedes one still waiting.
+        delivery = _Delivery(key[0], key[1], item.task, whole_artifact(item), item.final)
+        if lane.queue and _supersedes(entry.version, delivery, lane.queue[-1]):
+            # The newest whole state replaces one still waiting (never one in flight).
             lane.queue[-1] = replace(delivery, final=delivery.final or lane.queue[-1].final)
         else:
             if len(lane.queue) >= self.max_backlog:

@@ -1,0 +1,116 @@
+"""ArtifactStream: the one writer that streams an artifact and marks its last chunk."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import pytest
+from a2a_core.server import ArtifactStream, RequestContext, TaskUpdater
+from a2a_core.types import GetTaskRequest, Part, Task, TaskArtifactUpdateEvent
+from server_core_support import CALL, ServiceFactory, send
+
+Script = Callable[[ArtifactStream], Awaitable[None]]
+
+
+async def run(make_service: ServiceFactory, script: Script) -> tuple[list[tuple], list[Part]]:
+    """Stream one send of an agent running ``script``: (text, append, lastChunk) per
+    artifact event, and the parts of the stored artifact."""
+
+    async def agent(context: RequestContext, updater: TaskUpdater) -> None:
+        await updater.start_work()
+        await script(ArtifactStream(updater, "answer", name="Answer"))
+
+    service = make_service(agent)
+    stream = await service.stream_message(send(), CALL)
+    events = [e async for e in stream]
+    updates = [e for e in events if isinstance(e, TaskArtifactUpdateEvent)]
+    seen = [
+        ("".join(p.text or "" for p in u.artifact.parts), u.append, u.last_chunk) for u in updates
+    ]
+    assert isinstance(events[0], Task)
+    stored = await service.get_task(GetTaskRequest(id=events[0].id), CALL)
+    return seen, stored.artifacts[0].parts if stored.artifacts else []
+
+
+async def test_chunks_go_out_as_written_and_the_last_says_so(make_service: ServiceFactory) -> None:
+    async def script(stream: ArtifactStream) -> None:
+        for chunk in ("a", "", "b", "c"):  # empty chunks are skipped
+            await stream.write(chunk)
+        assert stream.text == "abc"
+        await stream.close()
+
+    seen, stored = await run(make_service, script)
+    assert seen == [("a", False, False), ("b", True, False), ("c", True, True)]
+    assert stored == [Part(text="abc")]
+
+
+async def test_a_single_chunk_is_one_complete_artifact(make_service: ServiceFactory) -> None:
+    async def script(stream: ArtifactStream) -> None:
+        await stream.write("all of it")
+        await stream.close("all of it")
+
+    seen, _ = await run(make_service, script)
+    assert seen == [("all of it", False, True)]
+
+
+async def test_a_final_output_that_differs_replaces_what_streamed(
+    make_service: ServiceFactory,
+) -> None:
+    async def script(stream: ArtifactStream) -> None:
+        await stream.write("Let me ")
+        await stream.write("check.")
+        await stream.close([Part(text="It is "), Part(text="sunny.")])
+
+    seen, stored = await run(make_service, script)
+    assert seen == [("Let me ", False, False), ("It is sunny.", False, True)]
+    assert stored == [Part(text="It is "), Part(text="sunny.")]
+
+
+async def test_a_final_output_that_says_the_same_closes_with_the_held_chunk(
+    make_service: ServiceFactory,
+) -> None:
+    async def script(stream: ArtifactStream) -> None:
+        await stream.write("one ")
+        await stream.write("two")
+        await stream.close([Part(text="one two")])
+
+    seen, stored = await run(make_service, script)
+    assert seen == [("one ", False, False), ("two", True, True)]
+    assert stored == [Part(text="one two")]
+
+
+async def test_flush_sends_the_held_chunk_and_a_later_final_replaces_it(
+    make_service: ServiceFactory,
+) -> None:
+    async def script(stream: ArtifactStream) -> None:
+        await stream.write("draft")
+        await stream.flush()  # e.g. before pausing for input
+        await stream.close("final answer")
+
+    seen, stored = await run(make_service, script)
+    assert seen == [("draft", False, False), ("final answer", False, True)]
+    assert stored == [Part(text="final answer")]
+
+
+@pytest.mark.parametrize("final", [None, [], ""])
+async def test_nothing_written_and_no_final_sends_nothing(
+    make_service: ServiceFactory, final: object
+) -> None:
+    async def script(stream: ArtifactStream) -> None:
+        await stream.close(final)
+        assert not stream.written
+
+    seen, stored = await run(make_service, script)
+    assert seen == []
+    assert stored == []
+
+
+async def test_data_chunks_stay_separate_parts(make_service: ServiceFactory) -> None:
+    async def script(stream: ArtifactStream) -> None:
+        await stream.write("total: ")
+        await stream.write({"n": 3})
+        await stream.close("total: ")  # a final that leaves out the data replaces it
+
+    seen, stored = await run(make_service, script)
+    assert seen[-1] == ("total: ", False, True)
+    assert stored == [Part(text="total: ")]

@@ -49,6 +49,12 @@ class BackgroundLoop:
                 _shared = cls("a2a-remote")
             return _shared
 
+    @classmethod
+    def shared_if_started(cls) -> BackgroundLoop | None:
+        """The process-wide loop if it runs (None: nothing to clean up on it)."""
+        with _shared_lock:
+            return _shared if _shared is not None and not _shared.closed else None
+
     @property
     def closed(self) -> bool:
         return self._closed

@@ -480,17 +480,17 @@ class RemoteAgentSession:
             client = self._clients.pop(asyncio.get_running_loop(), None)
             if client is not None:
                 await client.aclose()
-        shared = BackgroundLoop.shared()
-        client = self._clients.pop(shared.loop, None)
-        if client is not None:
+        shared = BackgroundLoop.shared_if_started()
+        client = self._clients.pop(shared.loop, None) if shared is not None else None
+        if shared is not None and client is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wrap_future(shared.submit(client.aclose()))
 
     def close(self) -> None:
         """Close the client of sync calls (call from sync code; idempotent)."""
-        shared = BackgroundLoop.shared()
-        client = self._clients.pop(shared.loop, None)
-        if client is not None:
+        shared = BackgroundLoop.shared_if_started()
+        client = self._clients.pop(shared.loop, None) if shared is not None else None
+        if shared is not None and client is not None:
             with contextlib.suppress(Exception):
                 shared.run(client.aclose())
 

@@ -109,6 +109,10 @@ def check(response: httpx.Response) -> None:
     kind = response.headers.get("content-type", "")
     if kind == "text/event-stream":
         assert parse_sse(response.text)
+    elif kind.startswith(("text/plain", "text/html")):
+        # the page for people opening the agent's URL (test_landing.py): GET / only
+        assert (response.request.method, response.request.url.path) == ("GET", "/")
+        assert response.status_code == 200
     elif response.status_code != 304:
         json.loads(response.content)
 

@@ -349,7 +349,8 @@ async def test_json_content_types_accepted(
 
 
 async def test_get_is_method_not_allowed(client: httpx.AsyncClient) -> None:
-    r = await client.get("/")
+    # (a browser's or curl's GET gets a page instead: test_landing.py)
+    r = await client.get("/", headers={"accept": "application/json"})
     assert r.status_code == 405
     assert r.headers["allow"] == "POST"
     assert error_of(r)["code"] == -32600

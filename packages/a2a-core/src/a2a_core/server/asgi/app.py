@@ -25,6 +25,7 @@ from .card_route import CARD_PATHS, CardDocument, card_document
 from .edge import Authenticate, Edge
 from .http import Receive, Scope, Send, header_map, send_bytes
 from .jsonrpc import JsonRpcEndpoint
+from .landing import PAGE_METHODS, LandingPage
 from .rest import RestEndpoint
 from .sse import SseConfig
 
@@ -109,6 +110,7 @@ class A2AApp:
         self.card_document = CardDocument(
             card_document(self.card), max_age=opts.card_max_age, modified_at=time.time()
         )
+        self._landing = LandingPage(self.card)
         self._not_found = dumps(
             {"error": {"code": 404, "status": "NOT_FOUND", "message": "Not found"}}
         )
@@ -140,9 +142,14 @@ class A2AApp:
             path = path[len(root) :] or "/"
         try:
             if path == self.jsonrpc_path and self._jsonrpc is not None:
-                await self._jsonrpc(scope, receive, send)
+                if scope["method"] in PAGE_METHODS and self._page_wanted(scope):
+                    await self._landing.respond(scope, send)
+                else:
+                    await self._jsonrpc(scope, receive, send)
             elif path in CARD_PATHS:
                 await self._card(scope, send)
+            elif path == "/" and scope["method"] in PAGE_METHODS and self._page_wanted(scope):
+                await self._landing.respond(scope, send)
             elif self._rest is not None and (
                 not self.rest_prefix or path.startswith(self.rest_prefix + "/")
             ):
@@ -162,6 +169,14 @@ class A2AApp:
                 await send_bytes(send, 500, body, b"application/json")
             except Exception:
                 pass
+
+    def _page_wanted(self, scope: Scope) -> bool:
+        """A GET of the agent's URL: a person (or curl), unless the client wants JSON only."""
+        accept = None
+        for key, value in scope["headers"]:
+            if key == b"accept":
+                accept = value.decode("latin-1")
+        return self._landing.wanted(accept)
 
     async def _card(self, scope: Scope, send: Send) -> None:
         method = scope["method"]

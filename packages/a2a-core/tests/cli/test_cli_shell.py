@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from a2a_core.adapters import resolve_agent
 from a2a_core.cli import build_parser
 from a2a_core.plugins import create_plugin_manager
 from a2a_test_plugin.plugin import FakeFrameworkAgent
-from cli_support import AGENTS_FILE, HERE, a2a_command, cli, subprocess_env
+from cli_support import AGENTS_FILE, HERE, ServeProcess, a2a_command, cli, subprocess_env
 from servers import (  # pyright: ignore[reportMissingImports] - tests/client/servers.py
     free_port,
     our_app,
@@ -218,3 +219,31 @@ def test_trace_hooks_writes_each_call_to_stderr_without_secrets(
     quiet = create_plugin_manager({"A2A_PLUGINS": "a2a-test-plugin"})
     resolve_agent(FakeFrameworkAgent("hi"), {}, plugin_manager=quiet)
     assert capsys.readouterr().err == ""
+
+
+# -- a2a serve --log-level: the access log ------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", ["info", "warning"])
+def test_serve_log_level_info_writes_one_access_line_per_request(
+    capsys: pytest.CaptureFixture[str], level: str
+) -> None:
+    args = [f"{AGENTS_FILE}:ScriptedAgent", "--port", "0", "--log-level", level]
+    with ServeProcess(args) as process:
+        base = process.start()
+        code, _, _ = cli(capsys, "send", base, "hello secret", "--json")
+        assert code == 0
+        code, _, _ = cli(capsys, "card", base)
+        assert code == 0
+        assert process.stop() == 0
+    lines = [line for line in process.errors().splitlines() if "a2a_core.access" in line]
+    if level == "warning":
+        assert lines == []
+        return
+    # send fetched the card, then sent; card fetched it: one line each, none from uvicorn
+    assert len(lines) == 3, process.errors()
+    assert '"GET /.well-known/agent-card.json" card - task=- 200 - ' in lines[0]
+    assert re.search(r'"POST /" JSONRPC SendMessage \(1\.0\) task=\S+ 200 completed', lines[1])
+    assert '"GET /.well-known/agent-card.json" card' in lines[2]
+    assert "HTTP/1.1" not in process.errors()  # uvicorn's own access log stays off
+    assert "secret" not in process.errors()

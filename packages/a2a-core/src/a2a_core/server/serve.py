@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import uvicorn
 
 from ..bindings import Listener
+from .asgi.access import use_log_level
 from .asgi.app import A2AApp
 from .builder import CardLike, build_app, interfaces_for
 from .head_limits import uvicorn_http_options
@@ -194,6 +195,7 @@ class _EmbeddedServer(_A2AServer):
 
 
 def _config(app: A2AApp, log_level: str, graceful: int | None) -> uvicorn.Config:
+    use_log_level(log_level)  # a2a_core's loggers too; the access log is ours (access_log=False)
     return uvicorn.Config(
         app,
         lifespan="on",

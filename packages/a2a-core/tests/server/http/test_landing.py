@@ -74,14 +74,16 @@ async def test_curl_gets_plain_text(unused_tcp_port: int, accept: str | None) ->
 
 
 async def test_a_json_only_client_keeps_the_json_rpc_405(unused_tcp_port: int) -> None:
-    async with running_server(echo, card=hostile_card(), port=unused_tcp_port) as srv:
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{srv.port}") as client:
-            r = await client.get("/", headers={"accept": "application/json"})
-            assert r.status_code == 405
-            assert r.headers["allow"] == "POST"
-            assert r.json()["error"]["code"] == -32600
-            r = await client.put("/", headers=BROWSER, content=b"{}")
-            assert r.status_code == 405  # other methods: unchanged
+    async with (
+        running_server(echo, card=hostile_card(), port=unused_tcp_port) as srv,
+        httpx.AsyncClient(base_url=f"http://127.0.0.1:{srv.port}") as client,
+    ):
+        r = await client.get("/", headers={"accept": "application/json"})
+        assert r.status_code == 405
+        assert r.headers["allow"] == "POST"
+        assert r.json()["error"]["code"] == -32600
+        r = await client.put("/", headers=BROWSER, content=b"{}")
+        assert r.status_code == 405  # other methods: unchanged
 
 
 async def test_the_page_at_root_when_json_rpc_lives_elsewhere_and_when_mounted() -> None:

@@ -21,6 +21,7 @@ from ...wire import DEFAULT_LIMITS, Codec, DecodeLimits, V10Codec, dumps
 from ..head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT, head_too_large
 from ..options import AppOptions
 from ..service import A2AService, ConfigurationError
+from .access import ACCESS_KEY, access_logger, label, logged
 from .card_route import CARD_PATHS, CardDocument, card_document
 from .edge import Authenticate, Edge
 from .http import Receive, Scope, Send, header_map, send_bytes
@@ -131,6 +132,9 @@ class A2AApp:
             if kind == "lifespan":
                 await self._lifespan(receive, send)
             return  # websockets are not part of A2A: the server closes them
+        if access_logger.isEnabledFor(logging.INFO) and ACCESS_KEY not in scope:
+            await logged(self, scope, receive, send)  # comes back here, with a record
+            return
         if head_too_large(scope["headers"], self.max_header_bytes, self.max_header_count):
             await send_bytes(
                 send, 431, self._head_too_large, b"application/json", [(b"connection", b"close")]
@@ -179,6 +183,7 @@ class A2AApp:
         return self._landing.wanted(accept)
 
     async def _card(self, scope: Scope, send: Send) -> None:
+        label(scope, "card")
         method = scope["method"]
         if method not in ("GET", "HEAD"):
             body = dumps({"error": {"code": 405, "message": "The agent card is read-only"}})

@@ -48,6 +48,7 @@ from ...errors import (
 from ...types import StreamEvent
 from ...wire import Codec, dumps, loads, operation_for_method
 from ..context import ServerCallContext
+from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge
 from .http import (
     ClientGone,
@@ -100,6 +101,9 @@ class JsonRpcEndpoint:
             return
         edge = self.edge
         headers = header_map(scope["headers"])
+        access: AccessRecord | None = scope.get(ACCESS_KEY)
+        if access is not None:
+            access.binding = "JSONRPC"
         codec: Codec | None = None
         rid: Any = None
         notification = False
@@ -147,15 +151,23 @@ class JsonRpcEndpoint:
             codec = self.codecs[name_version]
             streaming = op.streaming
             extensions, extra = edge.extensions(headers)
+            if access is not None:
+                access.method, access.version = method, name_version
             request = codec.decode_request(op, params)
+            if access is not None:
+                access.request(request)
             call = ServerCallContext(
                 name_version, principal, getattr(request, "tenant", None), extensions, headers
             )
             executing = True
             if streaming:
                 events = await edge.service.open_stream(op, request, call)
+                if access is not None:
+                    events = RecordedEvents(events, access)
             else:
                 result = await edge.service.handle(op, request, call)
+                if access is not None:
+                    access.result(result)
                 if notification:
                     await send(_NO_CONTENT_START)
                     await send(_EMPTY_BODY)
@@ -174,11 +186,15 @@ class JsonRpcEndpoint:
         except ClientGone:
             return
         except A2AError as exc:
+            if access is not None:
+                access.error = exc.code
             silent = notification and executing
             await self._fail(send, headers, scope, codec, rid, exc, silent, streaming, extra)
             return
         except Exception:
             logger.exception("JSON-RPC request failed")
+            if access is not None:
+                access.error = InternalError.code
             silent = notification and executing
             await self._fail(
                 send, headers, scope, codec, rid, InternalError(), silent, streaming, extra

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 
 from ...types import AgentCard
+from .access import label
 from .http import Scope, Send, header_map
 
 __all__ = ["PAGE_METHODS", "LandingPage"]
@@ -53,6 +54,7 @@ class LandingPage:
         return "json" not in accept or "*/*" in accept
 
     async def respond(self, scope: Scope, send: Send) -> None:
+        label(scope, "page")
         headers = header_map(scope["headers"])
         accept = (headers.get("accept") or "").lower()
         base = _base_url(scope, headers)
@@ -104,7 +106,7 @@ class LandingPage:
             f"<h1>{name}</h1>"
             f"<p>{html.escape(card.description)}</p>"
             f"<p><small>Version {html.escape(card.version)}</small></p>"
-            "<p>This is an <a href=\"https://a2a-protocol.org\">A2A (Agent2Agent)</a> "
+            '<p>This is an <a href="https://a2a-protocol.org">A2A (Agent2Agent)</a> '
             "agent. This URL answers A2A requests (JSON-RPC POSTs), not web pages.</p>"
             f'<p>Agent card: <a href="{card_url}">{card_url}</a></p>'
             f"{skills_block}"

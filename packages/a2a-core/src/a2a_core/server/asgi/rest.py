@@ -33,6 +33,7 @@ from ...wire import Codec, Operation, dumps, loads
 from ...wire.errors_wire import encode_rest_error_v03, encode_rest_error_v10
 from ...wire.v03_rest import assemble_request
 from ..context import ServerCallContext
+from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge
 from .http import (
     ClientGone,
@@ -197,6 +198,9 @@ class RestEndpoint:
         self.content_type = content_type.encode("latin-1")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send, path: str) -> None:
+        access: AccessRecord | None = scope.get(ACCESS_KEY)
+        if access is not None:
+            access.binding = "HTTP+JSON"
         route = match_route(path)
         if route is None:
             legacy = path.startswith("/v1/")
@@ -219,6 +223,9 @@ class RestEndpoint:
         headers = header_map(scope["headers"])
         version = route.version or "1.0"
         extra: list[tuple[bytes, bytes]] = []
+        access: AccessRecord | None = scope.get(ACCESS_KEY)
+        if access is not None:
+            access.method = op.value
         try:
             principal = (
                 await edge.principal(headers)
@@ -248,11 +255,18 @@ class RestEndpoint:
             else:
                 assembled = _assemble_v10(op, route, query, body)
             request = codec.decode_request(op, assembled)
+            if access is not None:
+                access.version = version
+                access.request(request)
             call = ServerCallContext(version, principal, route.tenant, extensions, headers)
             if op.streaming:
                 events = await edge.service.open_stream(op, request, call)
+                if access is not None:
+                    events = RecordedEvents(events, access)
             else:
                 result = await edge.service.handle(op, request, call)
+                if access is not None:
+                    access.result(result)
                 payload = dumps(codec.encode_result(op, result))
                 content_type = self.content_type if version == "1.0" else _JSON
                 await send_bytes(send, 200, payload, content_type, extra)
@@ -260,10 +274,14 @@ class RestEndpoint:
         except ClientGone:
             return
         except A2AError as exc:
+            if access is not None:
+                access.error = exc.code
             await self._error(send, exc, version, extra)
             return
         except Exception:
             logger.exception("HTTP+JSON request failed")
+            if access is not None:
+                access.error = InternalError.code
             await self._error(send, InternalError(), version, extra)
             return
         await self._stream(receive, send, codec, version, events, extra)

@@ -615,3 +615,33 @@ def test_a2a_serve_refuses_an_oversized_request_head(ours: str) -> None:
         with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
             conn.sendall(card_get + extra + b"\r\n")
             assert conn.recv(64).split(b" ")[1] == status
+
+
+def _send_accepting_json_only(url: str) -> dict[str, object]:
+    """A 1.0 JSON-RPC send accepting only application/json (CrewAI's client default)."""
+    import httpx
+
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendMessage",
+        "params": {
+            "message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hello"}]},
+            "configuration": {"acceptedOutputModes": ["application/json"]},
+        },
+    }
+    response = httpx.post(url, json=body, headers={"A2A-Version": "1.0"}, timeout=20)
+    return response.json()
+
+
+def test_serve_answers_any_accepted_modes_unless_strict(ours: str) -> None:
+    answer = _send_accepting_json_only(ours)
+    task = answer["result"]["task"]  # type: ignore[index]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert task["artifacts"][0]["parts"] == [{"text": "Echo: hello"}]
+    args = [f"{AGENTS_FILE}:ScriptedAgent", "--port", "0", "--strict-output-modes"]
+    with ServeProcess(args) as process:
+        url = process.start().replace("localhost", "127.0.0.1")
+        refused = _send_accepting_json_only(url)
+        assert refused["error"]["code"] == -32005  # type: ignore[index]
+        assert process.stop(signal.SIGINT) == 0

@@ -120,6 +120,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="let webhooks target loopback and private addresses (local development)",
     )
     behaviour.add_argument(
+        "--strict-output-modes",
+        action="store_true",
+        help=(
+            "refuse sends whose acceptedOutputModes the agent does not produce (-32005); "
+            "by default the agent answers in its own best mode"
+        ),
+    )
+    behaviour.add_argument(
         "--bearer-token",
         action="append",
         default=[],
@@ -337,6 +345,7 @@ async def run(args: argparse.Namespace) -> int:
                     allow_private_push_targets=bool(args.allow_private_push_targets),
                     graceful_shutdown=3,
                     store_url=args.store,
+                    strict_output_modes=bool(args.strict_output_modes),
                     **options,
                 )
             )

@@ -103,6 +103,7 @@ def build_service(
         push=_notifier(svc),
         extended_card=svc.extended_card,
         streaming=svc.streaming,
+        strict_output_modes=svc.strict_output_modes,
         observers=observers,
         authenticate=chain_authenticators(backends) if backends else None,
         lifespan=lifespan,

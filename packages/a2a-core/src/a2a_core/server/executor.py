@@ -69,6 +69,17 @@ class RequestContext:
         return self.message.text
 
     @property
+    def accepted_output_modes(self) -> list[str]:
+        """The media types the client accepts in answers (empty: anything).
+
+        The server does not refuse a request whose modes the agent cannot meet
+        (unless ``strict_output_modes``): answer in the best mode you have, using
+        an accepted one when you can.
+        """
+        config = self.configuration
+        return list(config.accepted_output_modes) if config is not None else []
+
+    @property
     def cancelled(self) -> bool:
         """Whether the task was canceled (poll between steps)."""
         return self.cancellation.cancelled

@@ -95,6 +95,9 @@ class ServiceOptions:
     """With ``push=True``: let webhooks call loopback/private hosts (tests, development)."""
     extended_card: CardProvider | None = None
     streaming: bool = True
+    strict_output_modes: bool = False
+    """Refuse (-32005) a send whose ``acceptedOutputModes`` the card's modes cannot meet;
+    off: answer anyway in the agent's best mode (the agent can read the accepted modes)."""
     observers: Sequence[TaskObserver] = field(default_factory=tuple[Any, ...])
 
 

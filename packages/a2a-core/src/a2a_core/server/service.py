@@ -81,6 +81,7 @@ class A2AService:
         push: PushNotifier | None = None,
         extended_card: CardProvider | None = None,
         streaming: bool = True,
+        strict_output_modes: bool = False,
         observers: Sequence[TaskObserver] = (),
         authenticate: Authenticator | None = None,
         lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
@@ -90,6 +91,14 @@ class A2AService:
         self.lifespan = lifespan
         """What an app serving this service enters at startup by default (plugin lifespans)."""
         self.streaming = streaming
+        self.strict_output_modes = strict_output_modes
+        """Refuse sends whose ``acceptedOutputModes`` this agent cannot meet (-32005).
+
+        Off by default: the spec asks agents to tailor output to the accepted modes
+        (SHOULD), and clients such as CrewAI's accept only ``application/json`` by
+        default, so a text agent answers anyway, in its own best mode; the agent reads
+        the accepted modes from ``RequestContext.accepted_output_modes``.
+        """
         self.push = push
         self.extended_card = extended_card
         self.card = self._truthful_card(card)
@@ -210,7 +219,8 @@ class A2AService:
         config = request.configuration
         inline_push = None
         if config is not None:
-            self._negotiate_output(config.accepted_output_modes)
+            if self.strict_output_modes:
+                self._negotiate_output(config.accepted_output_modes)
             inline_push = config.task_push_notification_config
             if inline_push is not None and self.push is None:
                 raise PushNotificationNotSupportedError()

@@ -222,7 +222,7 @@ async def test_output_modes_that_intersect_are_accepted(
     accepted: list[str],
 ) -> None:
     card = make_card(output_modes=card_modes, skill_output_modes=skill_modes)
-    service = make_service(echo, card=card)
+    service = make_service(echo, card=card, strict_output_modes=True)
     task = await service.send_message(send(accepted=accepted), CALL)
     assert isinstance(task, Task)
     assert task.status.state is TaskState.COMPLETED
@@ -236,20 +236,42 @@ async def test_output_modes_that_intersect_are_accepted(
         (["text/plain"], ["application/json"], ["image/png", "audio/*"]),
     ],
 )
-async def test_output_modes_without_intersection_are_refused(
+async def test_output_modes_without_intersection_are_refused_when_strict(
     make_service: ServiceFactory,
     card_modes: list[str],
     skill_modes: list[str] | None,
     accepted: list[str],
 ) -> None:
     card = make_card(output_modes=card_modes, skill_output_modes=skill_modes)
-    service = make_service(echo, card=card)
+    service = make_service(echo, card=card, strict_output_modes=True)
     with pytest.raises(ContentTypeNotSupportedError):
         await service.send_message(send(accepted=accepted), CALL)
     with pytest.raises(ContentTypeNotSupportedError):
         await service.stream_message(send(accepted=accepted), CALL)
     assert service.manager.active_count == 0
     assert (await service.list_tasks(ListTasksRequest(), CALL)).tasks == []
+
+
+@pytest.mark.parametrize(
+    "accepted", [["application/json"], ["image/*"], ["image/png", "audio/*"], []]
+)
+async def test_by_default_any_accepted_modes_get_the_agents_answer(
+    make_service: ServiceFactory, accepted: list[str]
+) -> None:
+    seen: list[list[str]] = []
+
+    async def agent(context: RequestContext) -> str:
+        seen.append(context.accepted_output_modes)
+        return "plain text answer"
+
+    service = make_service(agent, card=make_card(output_modes=["text/plain"]))
+    task = await service.send_message(send(accepted=accepted), CALL)
+    assert isinstance(task, Task)
+    assert task.status.state is TaskState.COMPLETED
+    assert task.artifacts[0].parts[0].text == "plain text answer"
+    stream = await service.stream_message(send(accepted=accepted), CALL)
+    assert [e async for e in stream][-1].status.state is TaskState.COMPLETED  # type: ignore[union-attr]
+    assert seen == [accepted, accepted]
 
 
 # -- plain functions as agents --------------------------------------------------------------

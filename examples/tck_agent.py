@@ -11,7 +11,9 @@ Options: ``--default-mode echo`` answers unknown messages with an echo instead,
 ``--http-status-mapping 1.0.0`` uses the HTTP error statuses the kit snapshot
 expects, ``--streaming-timeout`` must match the kit's TCK_STREAMING_TIMEOUT, and
 ``--versions 1.0`` serves a pure 1.0 card (the 1.0 kit's schema refuses the
-0.3 fields of the default hybrid card).
+0.3 fields of the default hybrid card), and ``--grpc-port PORT`` adds the gRPC
+binding (listed in the card as ``localhost:PORT``; the kit then runs its gRPC
+tests too).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import asyncio
 
 from a2a_core import AgentCardBuilder, Part
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
-from a2a_core.server.serve import interfaces_for, public_base_url, serve
+from a2a_core.server.serve import interfaces_for, public_base_url, public_grpc_address, serve
 
 
 class TckAgent(AgentExecutor):
@@ -103,8 +105,10 @@ class TckAgent(AgentExecutor):
         await updater.complete("resubscribe task done")
 
 
-def build_card(push: bool, base_url: str, versions: list[str]) -> AgentCardBuilder:
-    """The card, advertising JSON-RPC and HTTP+JSON at ``base_url`` in ``versions``."""
+def build_card(
+    push: bool, base_url: str, versions: list[str], grpc_address: str | None = None
+) -> AgentCardBuilder:
+    """The card: JSON-RPC and HTTP+JSON at ``base_url`` in ``versions``; gRPC (if given)."""
     builder = (
         AgentCardBuilder(
             "TCK agent", description="Conformance-kit agent for a2a_core", version="1.0.0"
@@ -113,7 +117,7 @@ def build_card(push: bool, base_url: str, versions: list[str]) -> AgentCardBuild
         .skill("tck", "TCK behaviours", "Behaviours selected by message id prefix", tags=["tck"])
         .streaming()
     )
-    for interface in interfaces_for(base_url):
+    for interface in interfaces_for(base_url, grpc_address=grpc_address):
         if interface.protocol_version in versions:
             builder.interface(
                 interface.url,
@@ -138,18 +142,28 @@ def main() -> None:
         default="1.0,0.3",
         help="protocol versions the card advertises (the 1.0 kit wants a pure 1.0 card: 1.0)",
     )
+    parser.add_argument(
+        "--grpc-port",
+        type=int,
+        default=None,
+        help="also serve the gRPC binding on this port (needs a2a-adapters-core[grpc])",
+    )
     args = parser.parse_args()
 
     base_url = public_base_url(args.host, args.port)
     versions = [v.strip() for v in args.versions.split(",") if v.strip()]
+    grpc_address = (
+        public_grpc_address(args.host, args.grpc_port) if args.grpc_port is not None else None
+    )
     serve(
         TckAgent(args.streaming_timeout, args.default_mode),
-        card=build_card(not args.no_push, base_url, versions),
+        card=build_card(not args.no_push, base_url, versions, grpc_address),
         host=args.host,
         port=args.port,
         push=not args.no_push,
         allow_private_push_targets=True,
         http_status_mapping=args.http_status_mapping,
+        grpc_port=args.grpc_port,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import subprocess
 import sys
@@ -36,10 +37,26 @@ def send(base: str, message_id: str) -> dict[str, Any]:
     return response.json()["result"]
 
 
+async def send_over_grpc(address: str, message_id: str) -> Any:
+    from a2a_core import Message, Part, Role
+    from a2a_core.client import A2AClient
+
+    async with A2AClient.for_endpoint(address, binding="GRPC", timeout=20) as client:
+        message = Message(message_id=message_id, role=Role.USER, parts=[Part(text="hi")])
+        return await client.send(message)
+
+
 def test_tck_agent_answers_the_kits_triggers() -> None:
-    port = free_port()
+    port, grpc_port = free_port(), free_port()
     process = subprocess.Popen(
-        [sys.executable, str(ROOT / "examples" / "tck_agent.py"), "--port", str(port)],
+        [
+            sys.executable,
+            str(ROOT / "examples" / "tck_agent.py"),
+            "--port",
+            str(port),
+            "--grpc-port",
+            str(grpc_port),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
@@ -68,6 +85,13 @@ def test_tck_agent_answers_the_kits_triggers() -> None:
         assert chunked["artifacts"][0]["parts"] == [{"text": "chunk-1 chunk-2"}]
         left_open = send(base, "anything-else")["task"]
         assert left_open["status"]["state"] == "TASK_STATE_WORKING"  # fire and forget
+        # --grpc-port: the card lists gRPC, which answers the same triggers.
+        grpc_ifaces = [i for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
+        assert [i["url"] for i in grpc_ifaces] == [f"localhost:{grpc_port}"]
+        over_grpc = asyncio.run(send_over_grpc(f"127.0.0.1:{grpc_port}", "tck-complete-task-2"))
+        assert over_grpc.state is not None
+        assert over_grpc.state.value == "TASK_STATE_COMPLETED"
+        assert over_grpc.text == "Hello from TCK"
     finally:
         process.terminate()
         process.wait(timeout=20)

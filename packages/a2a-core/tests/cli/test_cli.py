@@ -70,6 +70,8 @@ def ours() -> Iterator[str]:
             "ask:Ask:Asks your name",
             "--push",
             "--allow-private-push-targets",
+            "--grpc-port",
+            "0",
         ]
     )
     with process:
@@ -121,6 +123,7 @@ def test_card_human(capsys: pytest.CaptureFixture[str], server: str, ours: str) 
         assert "  Ask [ask]\n    Asks your name\n" in out
         assert f"  JSONRPC    1.0   {ours}\n" in out
         assert f"  HTTP+JSON  0.3   {ours}\n" in out
+        assert "  GRPC       1.0   127.0.0.1:" in out
     else:
         assert lines[0] == "SDK scripted agent version 1.0.0"
         assert "Capabilities: streaming\n" in out
@@ -169,6 +172,16 @@ def test_send_with_binding_and_version(
     )
     assert code == 0
     assert out.splitlines()[-1] == "Echo: hello there"
+
+
+def test_send_over_grpc(capsys: pytest.CaptureFixture[str], ours: str) -> None:
+    """``a2a serve --grpc-port`` lists gRPC in the card; ``--binding grpc`` uses it."""
+    code, out, _ = cli(capsys, "send", ours, "hello grpc", "--binding", "grpc", "--json")
+    assert code == 0
+    assert json.loads(out.splitlines()[-1])["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    code, out, _ = cli(capsys, "send", ours, "chunks", "--binding", "grpc", "--stream")
+    assert code == 0
+    assert "c0c1c2" in out
 
 
 def test_send_reply_message(capsys: pytest.CaptureFixture[str], server: str) -> None:

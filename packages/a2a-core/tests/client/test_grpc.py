@@ -313,3 +313,21 @@ async def test_sdk_grpc_errors_arrive_typed(sdk_grpc: str) -> None:
         with pytest.raises(TaskNotFoundError) as caught:
             await c.get_task("no-such-task")
     assert caught.value.code == -32001
+
+
+@pytest.mark.parametrize(
+    ("host", "public_url", "expected"),
+    [
+        ("127.0.0.1", None, "localhost:50051"),
+        ("0.0.0.0", None, "localhost:50051"),
+        ("10.1.2.3", None, "10.1.2.3:50051"),
+        ("::1", None, "localhost:50051"),
+        ("fd00::1", None, "[fd00::1]:50051"),
+        ("0.0.0.0", "https://agents.example.com/research", "agents.example.com:50051"),
+        ("0.0.0.0", "http://127.0.0.1:8000", "127.0.0.1:50051"),  # given: kept as is
+    ],
+)
+def test_published_grpc_address(host: str, public_url: str | None, expected: str) -> None:
+    from a2a_core.server.serve import public_grpc_address
+
+    assert public_grpc_address(host, 50051, public_url) == expected

@@ -81,6 +81,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="URL",
         help="the URL clients use, published in the card (default: http://HOST:PORT)",
     )
+    net.add_argument(
+        "--grpc-port",
+        type=_port,
+        metavar="PORT",
+        help="also serve the gRPC binding (A2A 1.0) on this port, listed in the card "
+        "(0 picks a free one; needs a2a-adapters-core[grpc])",
+    )
     card = parser.add_argument_group("card")
     card.add_argument("--name", help="the agent's name (default: the adapter's or the object's)")
     card.add_argument("--description", help="what the agent does (default: from its docstring)")
@@ -213,10 +220,14 @@ def _free_port(host: str) -> int:
         return int(sock.getsockname()[1])
 
 
-def _interfaces(base: str, versions: Sequence[str]) -> list[AgentInterface]:
+def _interfaces(
+    base: str, versions: Sequence[str], grpc_address: str | None = None
+) -> list[AgentInterface]:
     from ..server.serve import interfaces_for
 
-    chosen = [i for i in interfaces_for(base) if i.protocol_version in versions]
+    chosen = [
+        i for i in interfaces_for(base, grpc_address=grpc_address) if i.protocol_version in versions
+    ]
     chosen.sort(
         key=lambda i: (
             _BINDING_ORDER.index(i.protocol_binding),
@@ -307,7 +318,8 @@ async def run(args: argparse.Namespace) -> int:
     gateway = is_url(args.target)
     agent = None if gateway else load_target(args.target)  # first: a typo fails fast
 
-    from ..server.serve import public_base_url, running_server
+    from ..bindings import BindingUnavailableError
+    from ..server.serve import public_base_url, public_grpc_address, running_server
     from ..server.service import ConfigurationError
     from .render import Console, safe_text
 
@@ -331,7 +343,15 @@ async def run(args: argparse.Namespace) -> int:
         port: int = args.port or _free_port(args.host)
         base = public_base_url(args.host, port, args.public_url)
         versions: tuple[str, ...] = args.versions
-        card = _card(resolved, options, args.skill, _interfaces(base, versions))
+        grpc_port: int | None = args.grpc_port
+        grpc_address: str | None = None
+        if grpc_port is not None:
+            if "1.0" not in versions:
+                raise UsageError("--grpc-port serves A2A 1.0: add 1.0 to --versions")
+            grpc_port = grpc_port or _free_port(args.host)
+            grpc_address = public_grpc_address(args.host, grpc_port, args.public_url)
+        interfaces = _interfaces(base, versions, grpc_address)
+        card = _card(resolved, options, args.skill, interfaces)
         try:
             server = await stack.enter_async_context(
                 running_server(
@@ -344,11 +364,14 @@ async def run(args: argparse.Namespace) -> int:
                     push=bool(args.push),
                     allow_private_push_targets=bool(args.allow_private_push_targets),
                     graceful_shutdown=3,
+                    grpc_port=grpc_port,
                     store_url=args.store,
                     strict_output_modes=bool(args.strict_output_modes),
                     **options,
                 )
             )
+        except BindingUnavailableError as exc:
+            raise UsageError(str(exc)) from None
         except OSError as exc:
             raise UsageError(
                 f"cannot listen on {args.host}:{port}: {exc.strerror or exc}"
@@ -360,8 +383,11 @@ async def run(args: argparse.Namespace) -> int:
         what = f"a gateway to {args.target}" if gateway else _kind(resolved)
         console.line(f'Serving "{name}" ({what}) at {server.url}')
         console.line(f"Agent card: {server.url}/.well-known/agent-card.json")
+        if grpc_address:
+            console.line(f"gRPC: {grpc_address}")
         store = _redacted(args.store)
-        details = [f"A2A {', '.join(versions)}", "JSON-RPC and HTTP+JSON", f"store {store}"]
+        bindings = "JSON-RPC, HTTP+JSON and gRPC" if grpc_address else "JSON-RPC and HTTP+JSON"
+        details = [f"A2A {', '.join(versions)}", bindings, f"store {store}"]
         if args.push:
             details.append("push notifications on")
         if options.get("bearer_tokens"):

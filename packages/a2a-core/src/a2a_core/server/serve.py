@@ -82,10 +82,11 @@ def public_base_url(host: str, port: int, public_url: str | None = None) -> str:
 def public_grpc_address(host: str, port: int, public_url: str | None = None) -> str:
     """The ``host:port`` published for the gRPC interface (loopback shown as ``localhost``).
 
-    With ``public_url``, its host name with the gRPC port.
+    With ``public_url``, its host name (as given) with the gRPC port.
     """
-    name = (urlsplit(public_url).hostname or host) if public_url else host
-    name = "localhost" if name in _LOOPBACK_HOSTS else name
+    name = urlsplit(public_url).hostname if public_url else None
+    if not name:
+        name = "localhost" if host in _LOOPBACK_HOSTS else host
     return f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
 
 

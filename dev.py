@@ -5,6 +5,10 @@
                              calls a LangChain chain over A2A, offline)
     python3 dev.py test      set up, then ruff, pyright and pytest over the whole repo
     python3 dev.py lint      set up, then ruff and pyright only
+    python3 dev.py docs      set up, then build the documentation site into site/ (strict:
+                             a broken link, a missing reference or any warning fails it)
+    python3 dev.py docs-serve  set up, then serve the site at http://127.0.0.1:8000 (live
+                             reload; arguments go to ``mkdocs serve``)
     python3 dev.py setup     set up only
     python3 dev.py build     wheels and sdists of the three packages into dist/
                              (``-o DIR`` for another folder)
@@ -146,6 +150,25 @@ def cmd_lint(_: Sequence[str]) -> int:
     return 0
 
 
+def docs_env() -> dict[str, str]:
+    """The environment for mkdocs: no upgrade banner, nothing that reaches the network."""
+    return {**_env(), "NO_MKDOCS_2_WARNING": "1"}
+
+
+def cmd_docs(args: Sequence[str]) -> int:
+    run = setup()
+    say("mkdocs build --strict (into site/)")
+    cmd = [*run, "mkdocs", "build", "--strict", *args]
+    return subprocess.run(cmd, cwd=ROOT, env=docs_env(), check=False).returncode
+
+
+def cmd_docs_serve(args: Sequence[str]) -> int:
+    run = setup()
+    say("mkdocs serve (Ctrl-C stops it)")
+    cmd = [*run, "mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *args]
+    return subprocess.run(cmd, cwd=ROOT, env=docs_env(), check=False).returncode
+
+
 def cmd_test(args: Sequence[str]) -> int:
     run = setup()
     failed = lint_steps(run)
@@ -234,6 +257,8 @@ COMMANDS = {
     "setup": cmd_setup,
     "build": cmd_build,
     "proto": cmd_proto,
+    "docs": cmd_docs,
+    "docs-serve": cmd_docs_serve,
 }
 
 

@@ -348,6 +348,9 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(module, __name__), name)
+    from ._api import publish  # here, not at the top: `import a2a_core` imports nothing else
+
+    publish(__name__, [value])
     globals()[name] = value
     return value
 

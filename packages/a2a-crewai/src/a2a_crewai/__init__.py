@@ -60,11 +60,14 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from a2a_core._api import publish
+
     if module != "._env":
         from ._quiet import import_crewai
 
         import_crewai()
     value = getattr(importlib.import_module(module, __name__), name)
+    publish(__name__, [value])
     globals()[name] = value
     return value
 

@@ -69,7 +69,10 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from a2a_core._api import publish
+
     value = getattr(importlib.import_module(module, __name__), name)
+    publish(__name__, [value])
     globals()[name] = value
     return value
 

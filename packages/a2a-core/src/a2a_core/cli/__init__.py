@@ -12,7 +12,10 @@ output. ``main(argv)`` returns the exit status (see ``ExitCode``).
 
 from __future__ import annotations
 
+from .._api import publish as _publish
 from .common import ExitCode
 from .main import build_parser, main
 
 __all__ = ["ExitCode", "build_parser", "main"]
+
+_publish(__name__, [value for name, value in globals().items() if name in __all__])

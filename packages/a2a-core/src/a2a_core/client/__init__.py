@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._api import publish as _publish
 from .client import A2AClient, Content, EventStream, TaskRef
 from .discovery import (
     CachedCard,
@@ -92,5 +93,9 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     value = getattr(importlib.import_module(module, __name__), name)
+    _publish(__name__, [value])
     globals()[name] = value
     return value
+
+
+_publish(__name__, [value for name, value in globals().items() if name in __all__])

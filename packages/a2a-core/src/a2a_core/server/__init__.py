@@ -1,5 +1,6 @@
 """The A2A server: service, task lifecycle, executors (and, in ``asgi``, the HTTP app)."""
 
+from .._api import publish as _publish
 from .artifact_stream import ArtifactStream
 from .cancellation import CancellationToken, CancelledByClient
 from .context import Principal, ServerCallContext
@@ -29,3 +30,5 @@ __all__ = [
     "TaskUpdater",
     "as_executor",
 ]
+
+_publish(__name__, [value for name, value in globals().items() if name in __all__])

@@ -1,5 +1,6 @@
 """Task stores: where tasks live (memory by default; chosen by URL)."""
 
+from .._api import publish as _publish
 from .base import ConcurrentUpdateError, StoredTask, TaskPage, TaskQuery, TaskStore
 from .memory import MemoryTaskStore
 
@@ -11,3 +12,5 @@ __all__ = [
     "TaskQuery",
     "TaskStore",
 ]
+
+_publish(__name__, [value for name, value in globals().items() if name in __all__])

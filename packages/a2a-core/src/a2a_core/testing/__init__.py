@@ -25,6 +25,7 @@ if importlib.util.find_spec("pytest") is None:  # pragma: no cover - depends on 
         "a2a_core.testing needs pytest and pytest-asyncio: pip install 'a2a-adapters-core[testing]'"
     )
 
+from .._api import publish as _publish
 from ._suite import OPT_OUT_MARKER, ConformanceSuite, opt_out
 from .adapter_suite import AdapterConformance, card_problems
 from .fakes import (
@@ -55,3 +56,5 @@ __all__ = [
     "make_task",
     "opt_out",
 ]
+
+_publish(__name__, [value for name, value in globals().items() if name in __all__])

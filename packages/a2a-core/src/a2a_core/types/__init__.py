@@ -1,5 +1,6 @@
 """The A2A 1.0 data model as pydantic v2 models (the one canonical internal model)."""
 
+from .._api import publish as _publish
 from ._base import A2AModel, Base64Bytes, Struct, Timestamp, format_timestamp
 from ._card import *  # noqa: F403
 from ._card import __all__ as _card_all
@@ -26,3 +27,5 @@ __all__ = [  # pyright: ignore[reportUnsupportedDunderAll]
     *_messages_all,
     *_requests_all,
 ]
+
+_publish(__name__, [value for name, value in globals().items() if name in __all__])

@@ -1,5 +1,6 @@
 """Wire codecs: the internal model <-> A2A 1.0 ProtoJSON, 0.3 JSON-RPC and 0.3 HTTP+JSON."""
 
+from .._api import publish as _publish
 from ._json import DEFAULT_LIMITS, DecodeLimits, dumps, loads
 from .codec import REQUEST_TYPES, RESULT_TYPES, Codec
 from .hybrid import card_from_any, hybrid_card
@@ -27,3 +28,5 @@ __all__ = [
     "operation_for_method",
     "split_request",
 ]
+
+_publish(__name__, [value for name, value in globals().items() if name in __all__])

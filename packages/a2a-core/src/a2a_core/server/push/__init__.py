@@ -1,5 +1,6 @@
 """Push notifications: webhook configs per task and their delivery (see ``notifier``)."""
 
+from ..._api import publish as _publish
 from .notifier import REDACTED, PushNotificationService, PushStats, RetryPolicy, redact
 from .policy import ResolutionError, TargetRefusedError, UrlPolicy, address_class
 from .store import MemoryPushConfigStore, PushConfigEntry, PushConfigStore
@@ -20,3 +21,5 @@ __all__ = [
     "address_class",
     "redact",
 ]
+
+_publish(__name__, [value for name, value in globals().items() if name in __all__])

@@ -1,0 +1,60 @@
+"""The repository's public modules, and the rule that gives their names public paths.
+
+A class or function is documented, and shown in reprs, ``help()`` and pickles, under the
+public module that exports it (``a2a_core.types.Message``), never under the private or
+internal module that defines it (``a2a_core.types._messages``). Each public package calls
+``publish`` on what it exports; the API reference has one page per module in
+``PUBLIC_MODULES`` (tools/docs_hooks.py), and tests/test_public_api.py checks both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import FunctionType
+
+__all__ = ["PUBLIC_MODULES", "publish"]
+
+PUBLIC_MODULES: tuple[str, ...] = (
+    "a2a_core",
+    "a2a_core.types",
+    "a2a_core.errors",
+    "a2a_core.card",
+    "a2a_core.client",
+    "a2a_core.client.transports",
+    "a2a_core.server",
+    "a2a_core.server.serve",
+    "a2a_core.server.asgi",
+    "a2a_core.server.push",
+    "a2a_core.stores",
+    "a2a_core.stores.sqlite",
+    "a2a_core.stores.redis",
+    "a2a_core.wire",
+    "a2a_core.auth",
+    "a2a_core.adapters",
+    "a2a_core.hookspecs",
+    "a2a_core.plugins",
+    "a2a_core.cli",
+    "a2a_core.testing",
+    "a2a_langchain",
+    "a2a_crewai",
+    "a2a_crewai.testing",
+)
+"""Every module whose ``__all__`` is public API, in the order the reference lists them."""
+
+_PUBLIC = frozenset(PUBLIC_MODULES)
+
+
+def publish(package: str, values: Iterable[object]) -> None:
+    """Give each class and function defined inside ``package`` the package's public path.
+
+    Only objects from a module below ``package`` that is not itself public are renamed, so
+    a subpackage's own public path (``a2a_core.client.transports``) is kept. Call it once
+    the objects are fully built: pydantic resolves deferred annotations by module name.
+    """
+    prefix = package + "."
+    for value in values:
+        if not isinstance(value, type | FunctionType):
+            continue
+        module = value.__module__
+        if module.startswith(prefix) and module not in _PUBLIC:
+            value.__module__ = package

@@ -12,6 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+"""The installed version of a2a-adapters-core."""
 
 if TYPE_CHECKING:
     from ._builtins.echo import EchoAgent

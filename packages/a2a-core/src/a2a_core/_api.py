@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from types import FunctionType
 
-__all__ = ["PUBLIC_MODULES", "publish"]
+__all__ = ["INTERNAL_MODULES", "PUBLIC_MODULES", "publish"]
 
 PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core",
@@ -40,6 +40,24 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_crewai.testing",
 )
 """Every module whose ``__all__`` is public API, in the order the reference lists them."""
+
+INTERNAL_MODULES: tuple[str, ...] = (
+    "a2a_langchain.agent",
+    "a2a_langchain.plugin",
+    "a2a_langchain.runnable",
+    "a2a_langchain.serving",
+    "a2a_langchain.tools",
+    "a2a_crewai.executor",
+    "a2a_crewai.member",
+    "a2a_crewai.plugin",
+    "a2a_crewai.serving",
+    "a2a_crewai.tools",
+)
+"""Packages and top-level modules that are implementation: their package exports what counts.
+
+Every package, and every module at a package's top level, is in one of the two lists
+(tests/test_public_api.py checks it), so a new one is placed on purpose.
+"""
 
 _PUBLIC = frozenset(PUBLIC_MODULES)
 

@@ -185,9 +185,11 @@ class BearerTokenAuth(_CredentialBackend):
 
     @property
     def security_scheme(self) -> SecurityScheme:
+        """The HTTP bearer scheme, published in the agent card."""
         return self._scheme
 
     async def authenticate(self, headers: Mapping[str, str]) -> Principal | None:
+        """The caller whose token is in ``Authorization: Bearer``; None without one."""
         value = header_value(headers, "authorization")
         if value is None:
             return None
@@ -226,9 +228,11 @@ class APIKeyAuth(_CredentialBackend):
 
     @property
     def security_scheme(self) -> SecurityScheme:
+        """The API-key scheme (its header name), published in the agent card."""
         return self._scheme
 
     async def authenticate(self, headers: Mapping[str, str]) -> Principal | None:
+        """The caller whose key is in the configured header; None without one."""
         value = header_value(headers, self.header)
         if value is None:
             return None

@@ -163,10 +163,12 @@ class AgentCardBuilder:
         return self
 
     def documentation_url(self, url: str) -> Self:
+        """Link the card to the agent's documentation."""
         self._documentation_url = url
         return self
 
     def icon_url(self, url: str) -> Self:
+        """Give the card an icon, shown by clients that list agents."""
         self._icon_url = url
         return self
 

@@ -116,6 +116,8 @@ class A2AError(Exception):
 
 
 class JSONParseError(A2AError):
+    """The request body is not valid JSON (JSON-RPC -32700)."""
+
     code = -32700
     reason = "PARSE_ERROR"
     default_message = "Invalid JSON payload"
@@ -124,6 +126,8 @@ class JSONParseError(A2AError):
 
 
 class InvalidRequestError(A2AError):
+    """The request is JSON but not a valid request: wrong shape, missing fields (-32600)."""
+
     code = -32600
     reason = "INVALID_REQUEST"
     default_message = "Request payload validation error"
@@ -132,6 +136,8 @@ class InvalidRequestError(A2AError):
 
 
 class MethodNotFoundError(A2AError):
+    """No such method or route: an operation this server does not have (-32601)."""
+
     code = -32601
     reason = "METHOD_NOT_FOUND"
     default_message = "Method not found"
@@ -140,6 +146,8 @@ class MethodNotFoundError(A2AError):
 
 
 class InvalidParamsError(A2AError):
+    """The method exists but its parameters are wrong: a bad id, an invalid field value (-32602)."""
+
     code = -32602
     reason = "INVALID_PARAMS"
     default_message = "Invalid parameters"
@@ -148,6 +156,8 @@ class InvalidParamsError(A2AError):
 
 
 class InternalError(A2AError):
+    """Something failed inside the server; the caller can only retry or report it (-32603)."""
+
     code = -32603
     reason = "INTERNAL"
     default_message = "Internal error"
@@ -175,6 +185,8 @@ class UnrepresentableError(InternalError):
 
 
 class TaskNotFoundError(A2AError):
+    """No task with that id, or not one this caller may see (-32001)."""
+
     code = -32001
     reason = "TASK_NOT_FOUND"
     default_message = "Task not found"
@@ -183,6 +195,8 @@ class TaskNotFoundError(A2AError):
 
 
 class TaskNotCancelableError(A2AError):
+    """The task exists but can no longer be canceled: it has already finished (-32002)."""
+
     code = -32002
     reason = "TASK_NOT_CANCELABLE"
     default_message = "Task cannot be canceled"
@@ -192,6 +206,8 @@ class TaskNotCancelableError(A2AError):
 
 
 class PushNotificationNotSupportedError(A2AError):
+    """The agent does not do push notifications (its card says so) (-32003)."""
+
     code = -32003
     reason = "PUSH_NOTIFICATION_NOT_SUPPORTED"
     default_message = "Push notifications are not supported"
@@ -201,6 +217,8 @@ class PushNotificationNotSupportedError(A2AError):
 
 
 class UnsupportedOperationError(A2AError):
+    """The agent does not offer this operation, e.g. streaming when its card does not (-32004)."""
+
     code = -32004
     reason = "UNSUPPORTED_OPERATION"
     default_message = "This operation is not supported"
@@ -210,6 +228,8 @@ class UnsupportedOperationError(A2AError):
 
 
 class ContentTypeNotSupportedError(A2AError):
+    """A part's media type is not one the agent accepts (-32005)."""
+
     code = -32005
     reason = "CONTENT_TYPE_NOT_SUPPORTED"
     default_message = "Incompatible content types"
@@ -219,6 +239,8 @@ class ContentTypeNotSupportedError(A2AError):
 
 
 class InvalidAgentResponseError(A2AError):
+    """The agent answered with something the protocol does not allow (-32006)."""
+
     code = -32006
     reason = "INVALID_AGENT_RESPONSE"
     default_message = "Invalid agent response"
@@ -228,6 +250,8 @@ class InvalidAgentResponseError(A2AError):
 
 
 class ExtendedAgentCardNotConfiguredError(A2AError):
+    """The caller asked for the extended agent card, and there is none (-32007)."""
+
     code = -32007
     reason = "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
     default_message = "Extended agent card is not configured"
@@ -236,6 +260,8 @@ class ExtendedAgentCardNotConfiguredError(A2AError):
 
 
 class ExtensionSupportRequiredError(A2AError):
+    """The agent requires a protocol extension the caller did not declare (-32008)."""
+
     code = -32008
     reason = "EXTENSION_SUPPORT_REQUIRED"
     default_message = "A required extension was not activated by the client"
@@ -244,6 +270,8 @@ class ExtensionSupportRequiredError(A2AError):
 
 
 class VersionNotSupportedError(A2AError):
+    """The caller asked for a protocol version this server does not speak (-32009)."""
+
     code = -32009
     reason = "VERSION_NOT_SUPPORTED"
     default_message = "This A2A protocol version is not supported"

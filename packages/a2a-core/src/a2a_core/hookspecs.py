@@ -28,12 +28,25 @@ if TYPE_CHECKING:
     from .stores.registry import TaskStoreRegistrar
     from .types import AgentCard, Task, TaskState
 
-__all__ = ["PROJECT", "hookimpl", "hookspec"]
+# The hook specifications are listed too: they are the reference of what a plugin implements.
+__all__ = [
+    "PROJECT",
+    "a2a_adapt_agent",
+    "a2a_agent_card",
+    "a2a_lifespan",
+    "a2a_register_adapters",
+    "a2a_register_auth_backends",
+    "a2a_register_task_stores",
+    "a2a_task_transition",
+    "hookimpl",
+    "hookspec",
+]
 
 PROJECT = "a2a_core"
 """The pluggy project name, also the entry-point group plugins register under."""
 
 hookspec = pluggy.HookspecMarker(PROJECT)
+"""Marks the hook specifications below (for plugin authors: use ``hookimpl``)."""
 hookimpl = pluggy.HookimplMarker(PROJECT)
 """Decorate a plugin's hook functions with this (``@hookimpl``, ``@hookimpl(tryfirst=True)``)."""
 

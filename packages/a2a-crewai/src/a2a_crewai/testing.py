@@ -76,6 +76,7 @@ class ScriptedLLM(BaseLLM):
     _position: int = PrivateAttr(default=0)
 
     def supports_function_calling(self) -> bool:
+        """True: the script may answer with tool calls, like a real model."""
         return True
 
     def supports_stop_words(self) -> bool:

@@ -179,6 +179,7 @@ class EventStream:
 
     @property
     def text(self) -> str:
+        """The text received so far: the answer's artifacts, or the reply message."""
         current = self._tracker.result()
         return current.text if current is not None else ""
 
@@ -353,10 +354,12 @@ class A2AClient:
 
     @property
     def can_cancel_in_flight(self) -> bool:
+        """Whether cancelling an awaited call also stops it at the agent."""
         return self.transport.can_cancel_in_flight
 
     @property
     def concurrent_calls(self) -> bool:
+        """Whether several calls may be awaited at once on this client's transport."""
         return self.transport.concurrent_calls
 
     @property
@@ -617,6 +620,7 @@ class A2AClient:
         return cast(TaskPushNotificationConfig, result)
 
     async def get_push_config(self, task: TaskRef, config_id: str) -> TaskPushNotificationConfig:
+        """One webhook configuration of a task (its secrets redacted by the agent)."""
         request = GetTaskPushNotificationConfigRequest(
             tenant=self.tenant, task_id=_task_id(task), id=config_id
         )
@@ -632,6 +636,7 @@ class A2AClient:
         page_size: int | None = None,
         page_token: str | None = None,
     ) -> ListTaskPushNotificationConfigsResponse:
+        """A task's webhook configurations, a page at a time."""
         request = ListTaskPushNotificationConfigsRequest(
             tenant=self.tenant, task_id=_task_id(task), page_size=page_size, page_token=page_token
         )
@@ -641,6 +646,7 @@ class A2AClient:
         return cast(ListTaskPushNotificationConfigsResponse, result)
 
     async def delete_push_config(self, task: TaskRef, config_id: str) -> None:
+        """Remove a webhook configuration, so the agent stops calling it."""
         request = DeleteTaskPushNotificationConfigRequest(
             tenant=self.tenant, task_id=_task_id(task), id=config_id
         )

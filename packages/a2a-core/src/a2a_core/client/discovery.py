@@ -155,18 +155,21 @@ class CardCache:
         self._entries: OrderedDict[str, CachedCard] = OrderedDict()
 
     def get(self, url: str) -> CachedCard | None:
+        """The cached card for ``url``, or None when there is none or it has expired."""
         entry = self._entries.get(url)
         if entry is not None:
             self._entries.move_to_end(url)
         return entry
 
     def put(self, entry: CachedCard) -> None:
+        """Keep a fetched card, dropping the oldest entry when the cache is full."""
         self._entries[entry.url] = entry
         self._entries.move_to_end(entry.url)
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
 
     def discard(self, url: str) -> None:
+        """Forget the card for ``url``, so the next lookup fetches it again."""
         self._entries.pop(url, None)
 
     def __len__(self) -> int:
@@ -298,6 +301,7 @@ class CardResolver:
         return card
 
     async def aclose(self) -> None:
+        """Close the HTTP client, when the resolver created it."""
         if self._owns_http:
             await self.http.aclose()
 

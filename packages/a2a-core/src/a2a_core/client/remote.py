@@ -282,6 +282,7 @@ class RemoteAgentExecutor(AgentExecutor):
         return remote_skills(client.card, self.url) if client.card is not None else []
 
     def remember(self, context: RequestContext, task_id: str, context_id: str | None) -> None:
+        """Map a local task and context to the remote ones, so follow-ups and cancels reach them."""
         self._remote_tasks.remember(context.task_id, (task_id, context_id))
         if context_id:
             self._remote_contexts.remember(context.context_id, context_id)

@@ -125,16 +125,19 @@ class SendResult:
 
     @property
     def task_id(self) -> str | None:
+        """The task's id, or None when the agent replied with a message and made no task."""
         if isinstance(self.result, Task):
             return self.result.id
         return self.result.task_id
 
     @property
     def context_id(self) -> str | None:
+        """The conversation's id, to send follow-up messages in the same context."""
         return self.result.context_id or None
 
     @property
     def artifacts(self) -> list[Artifact]:
+        """The task's artifacts (empty for a message reply)."""
         return list(self.result.artifacts) if isinstance(self.result, Task) else []
 
     def __str__(self) -> str:
@@ -151,6 +154,7 @@ class TaskTracker:
         self.message: Message | None = None
 
     def apply(self, event: StreamEvent) -> None:
+        """Fold one event into the tracked task or message."""
         if isinstance(event, Task):
             self.task = event
         elif isinstance(event, Message):

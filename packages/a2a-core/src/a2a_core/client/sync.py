@@ -77,10 +77,12 @@ class SyncEventStream:
 
     @property
     def task(self) -> Task | None:
+        """The task as the events so far describe it (None before the first)."""
         return self._stream.task
 
     @property
     def text(self) -> str:
+        """The text received so far: the answer's artifacts, or the reply message."""
         return self._stream.text
 
 
@@ -139,18 +141,22 @@ class SyncA2AClient:
     # -- facts ----------------------------------------------------------------------
     @property
     def card(self) -> AgentCard | None:
+        """The agent card this client was connected with (None when none was fetched)."""
         return self.client.card
 
     @property
     def version(self) -> str:
+        """The protocol version spoken: ``"1.0"`` or ``"0.3"``."""
         return self.client.version
 
     @property
     def binding(self) -> str:
+        """The binding used: ``"JSONRPC"``, ``"HTTP+JSON"`` or ``"INPROCESS"``."""
         return self.client.binding
 
     @property
     def supports_streaming(self) -> bool:
+        """Whether the agent's card declares streaming (True when no card is known)."""
         return self.client.supports_streaming
 
     # -- operations -----------------------------------------------------------------
@@ -167,9 +173,11 @@ class SyncA2AClient:
         return SyncEventStream(self.client.stream(content, **kwargs), self._runner)
 
     def get_task(self, task: TaskRef, *, history_length: int | None = None) -> Task:
+        """A task as the agent has it now, with at most ``history_length`` messages."""
         return self._runner.run(self.client.get_task(task, history_length=history_length))
 
     def list_tasks(self, **kwargs: Any) -> ListTasksResponse:
+        """A page of tasks (A2A 1.0); the filters are ``A2AClient.list_tasks``'s."""
         return self._runner.run(self.client.list_tasks(**kwargs))
 
     def iter_tasks(self, **kwargs: Any) -> Iterator[Task]:
@@ -185,28 +193,35 @@ class SyncA2AClient:
             self._runner.run(_aclose(tasks))
 
     def cancel(self, task: TaskRef) -> Task:
+        """Ask the agent to cancel a task; the task afterwards."""
         return self._runner.run(self.client.cancel(task))
 
     def subscribe(self, task: TaskRef) -> SyncEventStream:
+        """Follow a running task's events, iterated synchronously."""
         return SyncEventStream(self.client.subscribe(task), self._runner)
 
     def create_push_config(
         self, task: TaskRef, url_or_config: str | TaskPushNotificationConfig, **kwargs: Any
     ) -> TaskPushNotificationConfig:
+        """Register a webhook the agent calls on the task's updates."""
         return self._runner.run(self.client.create_push_config(task, url_or_config, **kwargs))
 
     def get_push_config(self, task: TaskRef, config_id: str) -> TaskPushNotificationConfig:
+        """One webhook configuration of a task (its secrets redacted by the agent)."""
         return self._runner.run(self.client.get_push_config(task, config_id))
 
     def list_push_configs(
         self, task: TaskRef, **kwargs: Any
     ) -> ListTaskPushNotificationConfigsResponse:
+        """A task's webhook configurations, a page at a time."""
         return self._runner.run(self.client.list_push_configs(task, **kwargs))
 
     def delete_push_config(self, task: TaskRef, config_id: str) -> None:
+        """Remove a webhook configuration, so the agent stops calling it."""
         self._runner.run(self.client.delete_push_config(task, config_id))
 
     def get_extended_card(self) -> AgentCard:
+        """The authenticated extended card; it replaces ``card`` for this client."""
         return self._runner.run(self.client.get_extended_card())
 
     # -- lifecycle ------------------------------------------------------------------

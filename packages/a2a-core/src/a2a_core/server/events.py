@@ -114,6 +114,7 @@ class MemoryEventBus(EventBus):
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
+        """Stop delivering a task's events to this subscription."""
         subs = self._subs.get(sub.task_id)
         if subs is not None:
             subs.discard(sub)

@@ -370,6 +370,7 @@ class TaskManager:
         return self._active.get(task_id)
 
     def notify(self, task: Task, event: StreamEvent, previous: TaskState | None) -> None:
+        """Tell every observer about a task's event; one that raises is logged, not fatal."""
         for observer in self.observers:
             try:
                 observer(task, event, previous)

@@ -116,6 +116,7 @@ class A2AService:
 
     @property
     def store(self) -> TaskStore:
+        """The task store the service keeps its tasks in."""
         return self.manager.store
 
     def _truthful_card(self, card: AgentCard) -> AgentCard:
@@ -295,6 +296,7 @@ class A2AService:
 
     # -- tasks ------------------------------------------------------------------------
     async def get_task(self, request: GetTaskRequest, call: ServerCallContext) -> Task:
+        """The caller's task with at most ``history_length`` messages, or TaskNotFoundError."""
         stored = await self.store.get(request.id, call.owner)
         if stored is None:
             raise TaskNotFoundError(f"Task {request.id} not found")
@@ -303,6 +305,7 @@ class A2AService:
     async def list_tasks(
         self, request: ListTasksRequest, call: ServerCallContext
     ) -> ListTasksResponse:
+        """A page of the caller's tasks, newest first, filtered as the request asks."""
         if request.status is TaskState.UNSPECIFIED:
             raise InvalidParamsError("status filter TASK_STATE_UNSPECIFIED is not a state")
         query = TaskQuery(
@@ -323,6 +326,7 @@ class A2AService:
         )
 
     async def cancel_task(self, request: CancelTaskRequest, call: ServerCallContext) -> Task:
+        """Cancel the caller's task and return it as it ended."""
         task = await self.manager.cancel(request.id, call)
         return snapshot(task)
 
@@ -373,6 +377,7 @@ class A2AService:
     async def create_push_config(
         self, request: TaskPushNotificationConfig, call: ServerCallContext
     ) -> TaskPushNotificationConfig:
+        """Register a webhook for the caller's task (needs push notifications enabled)."""
         push = self._require_push()
         if not request.task_id:
             raise InvalidParamsError("taskId is required")
@@ -382,6 +387,7 @@ class A2AService:
     async def get_push_config(
         self, request: GetTaskPushNotificationConfigRequest, call: ServerCallContext
     ) -> TaskPushNotificationConfig:
+        """One webhook configuration of the caller's task, its secrets redacted."""
         push = self._require_push()
         await self._require_task(request.task_id, call)
         config_id = request.id
@@ -402,6 +408,7 @@ class A2AService:
     async def list_push_configs(
         self, request: ListTaskPushNotificationConfigsRequest, call: ServerCallContext
     ) -> ListTaskPushNotificationConfigsResponse:
+        """The webhook configurations of the caller's task, secrets redacted."""
         push = self._require_push()
         await self._require_task(request.task_id, call)
         return ListTaskPushNotificationConfigsResponse(
@@ -411,6 +418,7 @@ class A2AService:
     async def delete_push_config(
         self, request: DeleteTaskPushNotificationConfigRequest, call: ServerCallContext
     ) -> None:
+        """Remove a webhook configuration of the caller's task."""
         push = self._require_push()
         await self._require_task(request.task_id, call)
         # Idempotent: deleting a config that is already gone succeeds (PUSH-DEL-002).
@@ -420,6 +428,7 @@ class A2AService:
     async def get_extended_card(
         self, request: GetExtendedAgentCardRequest, call: ServerCallContext
     ) -> AgentCard:
+        """The extended card for an authenticated caller, when one is configured."""
         if not self.card.capabilities.extended_agent_card:
             raise UnsupportedOperationError("This agent has no extended agent card")
         if self.extended_card is None:

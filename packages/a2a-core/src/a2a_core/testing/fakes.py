@@ -44,6 +44,7 @@ ScenarioName = Literal["echo", "stream", "ask", "slow", "fail"]
 """
 
 SCENARIOS: tuple[ScenarioName, ...] = ("echo", "stream", "ask", "slow", "fail")
+"""Every scenario the adapter suite asks an adapter to build an agent for."""
 
 
 class AgentProbe:
@@ -63,10 +64,12 @@ class AgentProbe:
 
     @property
     def started(self) -> bool:
+        """Whether the agent has called ``mark_started``."""
         return self._started.is_set()
 
     @property
     def stopped(self) -> bool:
+        """Whether the agent has called ``mark_stopped``."""
         return self._stopped.is_set()
 
     async def wait_started(self, seconds: float) -> bool:

@@ -91,18 +91,24 @@ class SecurityRequirement(A2AModel):
 
 
 class APIKeySecurityScheme(A2AModel):
+    """An API key sent in a header, query parameter or cookie (``location``) named ``name``."""
+
     description: str | None = opt()
     location: str
     name: str
 
 
 class HTTPAuthSecurityScheme(A2AModel):
+    """HTTP authentication (RFC 7235): ``scheme`` is e.g. ``Bearer`` or ``Basic``."""
+
     description: str | None = opt()
     scheme: str
     bearer_format: str | None = opt()
 
 
 class AuthorizationCodeOAuthFlow(A2AModel):
+    """The OAuth 2.0 authorization-code flow: where to authorize, where to get tokens."""
+
     authorization_url: str
     token_url: str
     refresh_url: str | None = opt()
@@ -111,6 +117,8 @@ class AuthorizationCodeOAuthFlow(A2AModel):
 
 
 class ClientCredentialsOAuthFlow(A2AModel):
+    """The OAuth 2.0 client-credentials flow, for machine-to-machine callers."""
+
     token_url: str
     refresh_url: str | None = opt()
     scopes: dict[str, str] = Field(default_factory=dict[str, str])
@@ -133,6 +141,8 @@ class PasswordOAuthFlow(A2AModel):
 
 
 class DeviceCodeOAuthFlow(A2AModel):
+    """The OAuth 2.0 device-authorization flow (RFC 8628), for callers without a browser."""
+
     device_authorization_url: str
     token_url: str
     refresh_url: str | None = opt()
@@ -166,17 +176,23 @@ class OAuthFlows(A2AModel):
 
 
 class OAuth2SecurityScheme(A2AModel):
+    """OAuth 2.0: the flows the agent accepts tokens from."""
+
     description: str | None = opt()
     flows: OAuthFlows
     oauth2_metadata_url: str | None = opt()
 
 
 class OpenIdConnectSecurityScheme(A2AModel):
+    """OpenID Connect: the discovery URL clients read the provider's settings from."""
+
     description: str | None = opt()
     open_id_connect_url: str
 
 
 class MutualTlsSecurityScheme(A2AModel):
+    """Mutual TLS: the caller is identified by its client certificate."""
+
     description: str | None = opt()
 
 

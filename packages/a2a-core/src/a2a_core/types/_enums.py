@@ -80,4 +80,6 @@ _NUMBERS: dict[str, int] = {
 TERMINAL_STATES = frozenset(
     {TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED}
 )
+"""States a task never leaves: completed, failed, canceled, rejected."""
 INTERRUPTED_STATES = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
+"""States where the task waits for the client (input or authentication) before going on."""

@@ -69,6 +69,8 @@ class SendMessageResponse(A2AModel):
 
 
 class GetTaskRequest(A2AModel):
+    """Ask for one task by id, with at most ``history_length`` messages of its history."""
+
     tenant: str | None = opt()
     id: str
     history_length: int | None = _HISTORY
@@ -97,29 +99,39 @@ class ListTasksResponse(A2AModel):
 
 
 class CancelTaskRequest(A2AModel):
+    """Ask the agent to cancel a task it is running."""
+
     tenant: str | None = opt()
     id: str
     metadata: Struct | None = opt()
 
 
 class SubscribeToTaskRequest(A2AModel):
+    """Follow a running task's events as a stream."""
+
     tenant: str | None = opt()
     id: str
 
 
 class GetTaskPushNotificationConfigRequest(A2AModel):
+    """Ask for one webhook configuration of a task."""
+
     tenant: str | None = opt()
     task_id: str
     id: str
 
 
 class DeleteTaskPushNotificationConfigRequest(A2AModel):
+    """Remove one webhook configuration of a task."""
+
     tenant: str | None = opt()
     task_id: str
     id: str
 
 
 class ListTaskPushNotificationConfigsRequest(A2AModel):
+    """List a task's webhook configurations, a page at a time."""
+
     tenant: str | None = opt()
     task_id: str
     page_size: int | None = Field(default=None, ge=0, le=INT32_MAX, exclude_if=not_none)
@@ -127,6 +139,8 @@ class ListTaskPushNotificationConfigsRequest(A2AModel):
 
 
 class ListTaskPushNotificationConfigsResponse(A2AModel):
+    """One page of a task's webhook configurations; ``next_page_token`` is empty on the last."""
+
     configs: list[TaskPushNotificationConfig] = Field(
         default_factory=list[TaskPushNotificationConfig]
     )
@@ -134,6 +148,8 @@ class ListTaskPushNotificationConfigsResponse(A2AModel):
 
 
 class GetExtendedAgentCardRequest(A2AModel):
+    """Ask for the extended agent card, which an authenticated caller may see."""
+
     tenant: str | None = opt()
 
 

@@ -35,6 +35,7 @@ class DecodeLimits:
 
 
 DEFAULT_LIMITS = DecodeLimits()
+"""The bounds applied when none are given: body size, nesting depth, string and list lengths."""
 
 
 def loads(data: bytes | bytearray | memoryview | str, limits: DecodeLimits = DEFAULT_LIMITS) -> Any:

@@ -80,6 +80,7 @@ class InProcessTransport:
     async def call(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> Any:
+        """Run a unary operation on the local service (see ``ClientTransport.call``)."""
         call = self._context(op, request, options)
         try:
             return await self.service.handle(op, request, call)
@@ -91,6 +92,7 @@ class InProcessTransport:
     async def open_stream(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> EventIterator:
+        """Start a streaming operation on the local service (``ClientTransport.open_stream``)."""
         call = self._context(op, request, options)
         try:
             events = await self.service.open_stream(op, request, call)

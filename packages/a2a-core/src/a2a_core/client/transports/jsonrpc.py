@@ -110,6 +110,7 @@ class JsonRpcTransport:
     async def call(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> Any:
+        """Send one JSON-RPC request and decode its result (see ``ClientTransport.call``)."""
         request_id, http_request = self._build(op, request, options, stream=False)
         response = await send(self._http, http_request)
         body = await read_bounded(response, self._limits.max_bytes)
@@ -146,6 +147,7 @@ class JsonRpcTransport:
     async def open_stream(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> EventIterator:
+        """Send a streaming JSON-RPC request and read its server-sent events."""
         request_id, http_request = self._build(op, request, options, stream=True)
         response = await send(self._http, http_request)
         if not 200 <= response.status_code < 300:
@@ -203,6 +205,7 @@ class JsonRpcTransport:
         return envelope["result"]
 
     async def aclose(self) -> None:
+        """Close the HTTP client, unless it was given by the caller."""
         if self._owns_http:
             await self._http.aclose()
 

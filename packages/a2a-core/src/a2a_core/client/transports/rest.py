@@ -162,6 +162,7 @@ class RestTransport:
     async def call(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> Any:
+        """Send one HTTP+JSON request and decode its result (see ``ClientTransport.call``)."""
         route = self._route(op, request)
         response = await send(self._http, self._build(route, options, stream=False))
         body = await read_bounded(response, self._limits.max_bytes)
@@ -173,6 +174,7 @@ class RestTransport:
     async def open_stream(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> EventIterator:
+        """Send a streaming HTTP+JSON request and read its server-sent events."""
         route = self._route(op, request)
         response = await send(self._http, self._build(route, options, stream=True))
         if response.status_code == 405 and op is Operation.SUBSCRIBE_TO_TASK:
@@ -202,6 +204,7 @@ class RestTransport:
         return self._codec.decode_event(value)
 
     async def aclose(self) -> None:
+        """Close the HTTP client, unless it was given by the caller."""
         if self._owns_http:
             await self._http.aclose()
 

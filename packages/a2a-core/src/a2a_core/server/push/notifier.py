@@ -332,13 +332,16 @@ class PushNotificationService:
         return redact(config)
 
     async def get_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig | None:
+        """One webhook configuration of a task, secrets redacted; None when there is none."""
         entry = await self.store.get(task_id, config_id)
         return redact(entry.config) if entry is not None else None
 
     async def list_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
+        """A task's webhook configurations, secrets redacted."""
         return [redact(entry.config) for entry in await self.store.list(task_id)]
 
     async def delete_config(self, task_id: str, config_id: str) -> bool:
+        """Remove a webhook configuration; False when there was none."""
         return await self.store.delete(task_id, config_id)
 
     # -- intake (runs inline on the event path: never blocks) ---------------------

@@ -221,6 +221,7 @@ class UrlPolicy:
         return WebhookTarget(parsed, host, port)
 
     def is_allowlisted(self, host: str) -> bool:
+        """Whether ``host`` is one the operator allowed explicitly (private addresses included)."""
         return bool(self.allowed_hosts) and _normalize_host(host) in self.allowed_hosts
 
     # -- addresses ---------------------------------------------------------------------

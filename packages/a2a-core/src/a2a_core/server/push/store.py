@@ -28,10 +28,12 @@ class PushConfigEntry:
 
     @property
     def task_id(self) -> str:
+        """The task the webhook belongs to."""
         return self.config.task_id or ""
 
     @property
     def config_id(self) -> str:
+        """The webhook configuration's id, unique within its task."""
         return self.config.id or ""
 
 
@@ -47,10 +49,12 @@ class PushConfigStore(ABC):
         """
 
     @abstractmethod
-    async def get(self, task_id: str, config_id: str) -> PushConfigEntry | None: ...
+    async def get(self, task_id: str, config_id: str) -> PushConfigEntry | None:
+        """One entry, or None when the task has no configuration with that id."""
 
     @abstractmethod
-    async def list(self, task_id: str) -> list[PushConfigEntry]: ...
+    async def list(self, task_id: str) -> list[PushConfigEntry]:
+        """Every entry of a task (empty when it has none)."""
 
     @abstractmethod
     async def delete(self, task_id: str, config_id: str) -> bool:

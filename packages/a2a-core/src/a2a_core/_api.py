@@ -32,6 +32,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.stores.redis",
     "a2a_core.wire",
     "a2a_core.bindings",
+    "a2a_core.grpc",
     "a2a_core.identity",
     "a2a_core.auth",
     "a2a_core.adapters",

@@ -74,9 +74,11 @@ class Listener(Protocol):
         """Serve ``app``'s service (an ``A2AApp``); the bound port."""
         ...
 
-    async def start(self) -> None: ...
+    async def start(self) -> None:
+        """Start serving on the bound port."""
 
-    async def stop(self, grace: float | None = None) -> None: ...
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop serving, letting calls under way finish within ``grace`` seconds."""
 
 
 class BindingUnavailableError(ImportError):

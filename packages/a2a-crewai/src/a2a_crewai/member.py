@@ -101,6 +101,7 @@ class RemoteA2AAgent(BaseAgent):
 
     @property
     def last_messages(self) -> list[Any]:  # read by CrewAI when a task fails
+        """No local LLM messages: CrewAI reads this when a task fails."""
         return []
 
     def copy(self) -> RemoteA2AAgent:  # type: ignore[override]
@@ -113,6 +114,7 @@ class RemoteA2AAgent(BaseAgent):
     def execute_task(
         self, task: Any, context: str | None = None, tools: list[BaseTool] | None = None
     ) -> str:
+        """Do the crew's task by asking the remote agent; its answer as text."""
         message = self._started(task, context, tools)
         try:
             output = self.remote.ask(message).describe(CONTINUE_HINT)
@@ -161,6 +163,7 @@ class RemoteA2AAgent(BaseAgent):
         return output
 
     def create_agent_executor(self, tools: list[BaseTool] | None = None) -> None:
+        """Nothing to build: the remote agent runs its own loop (CrewAI calls this)."""
         return None
 
     def get_delegation_tools(self, agents: Sequence[BaseAgent]) -> list[BaseTool]:

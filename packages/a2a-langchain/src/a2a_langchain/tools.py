@@ -134,6 +134,7 @@ class RemoteAgentTool(BaseTool):
 
     @property
     def agent_name(self) -> str:
+        """The remote agent's name from its card (cleaned), else the tool's name."""
         return self._session.name if self._session.card is not None else self.name
 
     # -- calls -------------------------------------------------------------------------------
@@ -400,9 +401,11 @@ class A2AToolkit(BaseToolkit):
         return list(self.tools)
 
     async def aclose(self) -> None:
+        """Close every tool's connections."""
         for built in self.tools:
             await built.aclose()
 
     def close(self) -> None:
+        """Close every tool's connections, from sync code."""
         for built in self.tools:
             built.close()

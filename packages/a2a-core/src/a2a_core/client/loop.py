@@ -57,6 +57,7 @@ class BackgroundLoop:
 
     @property
     def closed(self) -> bool:
+        """Whether ``close`` has run: a closed loop runs nothing more."""
         return self._closed
 
     def _main(self) -> None:

@@ -173,10 +173,12 @@ class RemoteReply:
 
     @property
     def needs_input(self) -> bool:
+        """Whether the remote agent asks for more input (the next message continues its task)."""
         return self.state is TaskState.INPUT_REQUIRED
 
     @property
     def needs_auth(self) -> bool:
+        """Whether the remote agent needs the caller to authenticate before going on."""
         return self.state is TaskState.AUTH_REQUIRED
 
     @property
@@ -221,6 +223,7 @@ class RemoteReply:
     def of_result(
         cls, result: SendResult, agent: str, url: str, max_chars: int | None = None
     ) -> RemoteReply:
+        """The reply for a ``SendResult``: its answer, cut to ``max_chars`` when given."""
         parts = _answer_parts(result)
         return cls(
             agent=agent,

@@ -33,7 +33,10 @@ if _missing():
         f"(missing: {', '.join(_missing())})"
     )
 
+from .._api import publish as _publish  # noqa: E402
 from .client import GrpcTransport, grpc_target  # noqa: E402
 from .server import GrpcServer, grpc_address  # noqa: E402
 
 __all__ = ["GrpcServer", "GrpcTransport", "grpc_address", "grpc_target"]
+
+_publish(__name__, [value for name, value in globals().items() if name in __all__])

@@ -158,6 +158,7 @@ class GrpcTransport:
     async def call(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> Any:
+        """Run one unary gRPC call and decode its result (see ``ClientTransport.call``)."""
         if op.streaming:
             raise ValueError(f"{op.value} is a streaming operation: use open_stream")
         method = cast(
@@ -179,6 +180,7 @@ class GrpcTransport:
     async def open_stream(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> EventIterator:
+        """Start a server-streaming gRPC call; errors are raised here, before the first event."""
         if not op.streaming:
             raise ValueError(f"{op.value} is not a streaming operation: use call")
         method = cast(
@@ -211,6 +213,7 @@ class GrpcTransport:
             stream.cancel()
 
     async def aclose(self) -> None:
+        """Close the gRPC channel, when this transport opened it."""
         opened, self._opened = self._opened, None
         if opened is not None:
             await opened.close()

@@ -307,6 +307,7 @@ class GrpcServer:
         return grpc_address(self.host, self.port)
 
     async def start(self) -> None:
+        """Start serving the attached app's service on the bound port."""
         if self._server is None or not self._attached:
             raise RuntimeError("GrpcServer.attach(app) first")
         await self._server.start()

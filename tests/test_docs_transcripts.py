@@ -72,7 +72,8 @@ def served() -> Iterator[tuple[str, str]]:
             if line.startswith("Press Ctrl-C"):
                 break
         match = re.search(r"at (http://\S+)", "".join(lines))
-        assert match, "".join(lines) + (proc.stderr.read() if proc.poll() is not None else "")
+        stderr = proc.stderr.read() if proc.stderr and proc.poll() is not None else ""
+        assert match, "".join(lines) + stderr
         url = match.group(1)
         yield url, shown("$ a2a serve examples/echo_agent.py:echo\n" + "".join(lines), url)
     finally:

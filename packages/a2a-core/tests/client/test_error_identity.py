@@ -76,7 +76,10 @@ def make_service(**options: Any) -> A2AService:
 @pytest.fixture(scope="module")
 def servers() -> Iterator[dict[str, Any]]:
     """One server raising on demand, one with a single agent slot (for ServerBusy)."""
-    plain, busy = make_service(), make_service(config=ManagerConfig(max_background_tasks=1))
+    # strict_output_modes: an unanswerable acceptedOutputModes is refused (-32005), as the
+    # content-type test below needs; the default answers in the best mode it has.
+    plain = make_service(strict_output_modes=True)
+    busy = make_service(config=ManagerConfig(max_background_tasks=1))
     plain_port, busy_port = free_port(), free_port()
     plain_grpc, busy_grpc = free_port(), free_port()
     with (

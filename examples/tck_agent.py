@@ -160,6 +160,9 @@ def main() -> None:
         card=build_card(not args.no_push, base_url, versions, grpc_address),
         host=args.host,
         port=args.port,
+        # The kit connects through 127.0.0.1 but flags private addresses in a public card:
+        # a configured public URL wins over the origin the kit used.
+        public_url=base_url,
         push=not args.no_push,
         allow_private_push_targets=True,
         http_status_mapping=args.http_status_mapping,

@@ -38,13 +38,15 @@ from ..plugins import (
     transition_observer,
 )
 from ..stores.registry import open_task_store
-from ..types import AgentCard, AgentInterface, TransportProtocol
+from ..types import AgentCard, AgentInterface
 from .asgi.app import A2AApp
+from .asgi.origin import interfaces_for
 from .options import BuildOptions, ServiceOptions, check_agent_options, parse_options
 from .push_api import PushNotifier
 from .service import A2AService
 
 __all__ = [
+    "LOCAL_BASE",
     "CardLike",
     "build_app",
     "build_service",
@@ -55,6 +57,10 @@ __all__ = [
 
 CardLike = AgentCard | AgentCardBuilder
 """A finished card, or a builder whose interfaces may still be missing."""
+
+LOCAL_BASE = "http://localhost"
+"""The base of a card's interfaces when nothing says where the app is served (a mounted
+app without ``public_url``); the app publishes them under each request's origin instead."""
 
 
 def configure_service(agent: Any, *, card: AgentCard | None = None, **options: Any) -> A2AService:
@@ -125,17 +131,21 @@ def build_app(
     *,
     card: CardLike | None = None,
     options: BuildOptions,
-    base_url: str,
+    base_url: str | None = None,
     grpc_address: str | None = None,
 ) -> A2AApp:
     """The ASGI app for an agent (built with ``build_service``) or a ready ``A2AService``.
 
-    A card without interfaces gets those the app serves at ``base_url`` (and
-    the gRPC interface at ``grpc_address`` when one is served beside it).
+    A card without interfaces gets those of the app's routes under the
+    ``public_url`` option when given; else under ``base_url`` (where
+    ``serve`` listens; ``LOCAL_BASE`` when unknown, as for a mounted app),
+    which the app replaces with the origin of each request. ``grpc_address``
+    adds the gRPC interface served beside the app.
     """
     app_opts = options.app
+    served_base = None if app_opts.public_url else (base_url or LOCAL_BASE)
     interfaces = interfaces_for(
-        base_url,
+        app_opts.public_url.rstrip("/") if app_opts.public_url else (base_url or LOCAL_BASE),
         jsonrpc_path=app_opts.jsonrpc_path,
         rest=app_opts.rest,
         rest_prefix=app_opts.rest_prefix,
@@ -154,46 +164,7 @@ def build_app(
     else:
         service = build_service(agent_or_service, card=the_card, options=options)
         published = resolve_card(service.card, interfaces)  # with the hooks' changes
-    return A2AApp(service, card=published, options=app_opts)
-
-
-def interfaces_for(
-    base_url: str,
-    *,
-    jsonrpc_path: str | None = "/",
-    rest: bool = True,
-    rest_prefix: str = "",
-    grpc_address: str | None = None,
-) -> list[AgentInterface]:
-    """The interfaces an ``A2AApp`` at ``base_url`` serves: JSON-RPC first, 1.0 before 0.3.
-
-    ``grpc_address`` (``host:port``) adds the gRPC interface (1.0) last.
-    """
-    out: list[AgentInterface] = []
-    if jsonrpc_path is not None:
-        url = base_url if jsonrpc_path == "/" else base_url + jsonrpc_path
-        for version in ("1.0", "0.3"):
-            out.append(
-                AgentInterface(
-                    url=url, protocol_binding=TransportProtocol.JSONRPC, protocol_version=version
-                )
-            )
-    if rest:
-        for version in ("1.0", "0.3"):
-            out.append(
-                AgentInterface(
-                    url=base_url + rest_prefix,
-                    protocol_binding=TransportProtocol.HTTP_JSON,
-                    protocol_version=version,
-                )
-            )
-    if grpc_address is not None:
-        out.append(
-            AgentInterface(
-                url=grpc_address, protocol_binding=TransportProtocol.GRPC, protocol_version="1.0"
-            )
-        )
-    return out
+    return A2AApp(service, card=published, options=app_opts, served_base=served_base)
 
 
 def resolve_card(card: CardLike | None, interfaces: list[AgentInterface]) -> AgentCard | None:

@@ -77,6 +77,11 @@ class AppOptions:
     sse_send_timeout: float | None = 30.0
     lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None
     """None: the service's own (the plugins' ``a2a_lifespan`` when it was configured)."""
+    public_url: str | None = None
+    """The URL clients use; the card's interfaces are published under it. None: under the
+    origin of each request (scheme, Host, mount path)."""
+    trusted_proxies: Sequence[str] = ()
+    """Peers (IPs, networks, ``"*"``) whose ``Forwarded`` / ``X-Forwarded-*`` headers count."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

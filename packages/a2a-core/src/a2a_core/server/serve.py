@@ -66,10 +66,11 @@ class RunningServer:
 
 
 def public_base_url(host: str, port: int, public_url: str | None = None) -> str:
-    """The URL published in the card: ``public_url``, else ``http://host:port``.
+    """The server's URL: ``public_url``, else ``http://host:port``.
 
-    Loopback and wildcard hosts are advertised as ``localhost`` (conformance
-    checkers flag private IP addresses in public cards).
+    Loopback and wildcard hosts are named ``localhost``. Without
+    ``public_url``, the card's interfaces follow the origin each client
+    used instead (``http://127.0.0.1:PORT`` for a client that came that way).
     """
     if public_url:
         return public_url.rstrip("/")
@@ -143,12 +144,15 @@ def _build(
     agent_or_service: Any,
     card: CardLike | None,
     base_url: str,
+    public_url: str | None,
     push: bool | PushNotifier,
     allow_private_push_targets: bool,
     options: Mapping[str, Any],
     grpc_address: str | None = None,
 ) -> A2AApp:
     given = dict(options)
+    if public_url:
+        given["public_url"] = public_url
     if push is not False:
         given["push"] = push
     if allow_private_push_targets:
@@ -203,6 +207,7 @@ def _config(app: A2AApp, log_level: str, graceful: int | None) -> uvicorn.Config
         log_level=log_level,
         timeout_graceful_shutdown=graceful,
         access_log=False,
+        proxy_headers=False,  # the app reads forwarded headers, from trusted_proxies only
         **uvicorn_http_options(app.max_header_bytes, app.max_header_count),
     )
 
@@ -230,10 +235,18 @@ async def serve_async(
     sock = _bind(host, port)
     grpc: _GrpcSide | None = None
     try:
-        base = public_base_url(host, sock.getsockname()[1], public_url)
+        port = sock.getsockname()[1]
+        base = public_base_url(host, port, public_url)
         grpc, grpc_address = _grpc_side(host, grpc_port, public_url, grpc_options)
         app = _build(
-            agent_or_service, card, base, push, allow_private_push_targets, options, grpc_address
+            agent_or_service,
+            card,
+            public_base_url(host, port),
+            public_url,
+            push,
+            allow_private_push_targets,
+            options,
+            grpc_address,
         )
         server = _A2AServer(_config(app, log_level, graceful_shutdown))
         if grpc is not None:
@@ -333,7 +346,14 @@ async def running_server(
         base = public_base_url(host, bound_port, public_url)
         grpc, grpc_address = _grpc_side(host, grpc_port, public_url, grpc_options)
         app = _build(
-            agent_or_service, card, base, push, allow_private_push_targets, options, grpc_address
+            agent_or_service,
+            card,
+            public_base_url(host, bound_port),
+            public_url,
+            push,
+            allow_private_push_targets,
+            options,
+            grpc_address,
         )
         server = _EmbeddedServer(_config(app, log_level, graceful_shutdown))
         if grpc is not None:

@@ -43,7 +43,13 @@ async def test_running_server_fills_interfaces_and_serves(unused_tcp_port: int) 
     async with running_server(echo, card=builder, port=unused_tcp_port) as srv:
         assert srv.url == f"http://localhost:{unused_tcp_port}"
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{srv.port}") as client:
-            card = (await client.get("/.well-known/agent-card.json")).json()
+            # The card follows the origin the client used (tests/server/builder/test_card_urls.py):
+            # a client that came through localhost sees localhost.
+            card = (
+                await client.get(
+                    "/.well-known/agent-card.json", headers={"Host": f"localhost:{srv.port}"}
+                )
+            ).json()
             interfaces = {
                 (i["protocolBinding"], i["protocolVersion"], i["url"])
                 for i in card["supportedInterfaces"]
@@ -342,7 +348,8 @@ async def test_echo_example_runs() -> None:
             else:
                 raise AssertionError("the example did not start")
             assert card["name"] == "Echo"
-            assert card["supportedInterfaces"][0]["url"] == f"http://localhost:{port}"
+            # fetched through 127.0.0.1: the card names the origin the client used
+            assert card["supportedInterfaces"][0]["url"] == f"http://127.0.0.1:{port}"
             r = await client.post("/message:send", json={"message": v10_message("hi there")})
             task = r.json()["task"]
             assert task["artifacts"][0]["parts"] == [{"text": "You said: hi there"}]

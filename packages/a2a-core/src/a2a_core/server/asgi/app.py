@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
@@ -22,11 +22,12 @@ from ..head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT, he
 from ..options import AppOptions
 from ..service import A2AService, ConfigurationError
 from .access import ACCESS_KEY, access_logger, label, logged
-from .card_route import CARD_PATHS, CardDocument, card_document
+from .card_route import CARD_PATHS, CardDocument, PublishedCard, card_document
 from .edge import Authenticate, Edge
 from .http import Receive, Scope, Send, header_map, send_bytes
 from .jsonrpc import JsonRpcEndpoint
 from .landing import PAGE_METHODS, LandingPage
+from .origin import TrustedProxies, interfaces_for, rebase_card
 from .rest import RestEndpoint
 from .sse import SseConfig
 
@@ -49,6 +50,7 @@ class A2AApp:
         *,
         card: AgentCard | None = None,
         options: AppOptions | None = None,
+        served_base: str | None = None,
     ) -> None:
         opts = options if options is not None else AppOptions()
         jsonrpc_path, rest, rest_prefix = opts.jsonrpc_path, opts.rest, opts.rest_prefix
@@ -59,6 +61,10 @@ class A2AApp:
         self.options = opts
         if rest_content_type not in _MEDIA_TYPES:
             raise ConfigurationError(f"rest_content_type must be one of {', '.join(_MEDIA_TYPES)}")
+        if jsonrpc_path is None and not rest:
+            raise ConfigurationError(
+                "the app would serve no binding (jsonrpc_path=None, rest=False)"
+            )
         if jsonrpc_path is not None and not jsonrpc_path.startswith("/"):
             raise ConfigurationError("jsonrpc_path must start with '/'")
         if rest_prefix and (not rest_prefix.startswith("/") or rest_prefix.endswith("/")):
@@ -108,7 +114,8 @@ class A2AApp:
             if rest
             else None
         )
-        self.card_document = CardDocument(
+        self.published = _published(self.card, opts, served_base)
+        self.card_document = self.published.fixed or CardDocument(
             card_document(self.card), max_age=opts.card_max_age, modified_at=time.time()
         )
         self._landing = LandingPage(self.card)
@@ -189,7 +196,9 @@ class A2AApp:
             body = dumps({"error": {"code": 405, "message": "The agent card is read-only"}})
             await send_bytes(send, 405, body, b"application/json", [(b"allow", b"GET, HEAD")])
             return
-        await self.card_document.respond(send, header_map(scope["headers"]), head=method == "HEAD")
+        headers = header_map(scope["headers"])
+        document = self.published.document(scope, headers)
+        await document.respond(send, headers, head=method == "HEAD")
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         """The ASGI lifespan protocol: ``startup`` enters ``lifespan()``, ``shutdown`` exits it."""
@@ -232,6 +241,27 @@ class A2AApp:
                 await self.service.aclose()
 
 
+def _published(card: AgentCard, opts: AppOptions, served_base: str | None) -> PublishedCard:
+    """What the card route answers: interface URLs for the public URL, as the card lists
+    them, or for the origin of each request.
+
+    Interfaces "served here" are those of a card that lists none (this app's
+    routes, relative to wherever it is mounted) and those under ``served_base``
+    (the URL ``serve`` guessed from its host and port). A public URL replaces
+    their base once; without one they follow each request's origin.
+    """
+    template, base = card, served_base
+    if not card.supported_interfaces:
+        here = interfaces_for(
+            "", jsonrpc_path=opts.jsonrpc_path, rest=opts.rest, rest_prefix=opts.rest_prefix
+        )
+        template, base = card.model_copy(update={"supported_interfaces": here}), ""
+    if opts.public_url and base is not None:
+        template, base = rebase_card(template, base, opts.public_url.rstrip("/")), None
+    proxies = TrustedProxies(opts.trusted_proxies) if opts.trusted_proxies else None
+    return PublishedCard(template, served_base=base, max_age=opts.card_max_age, proxies=proxies)
+
+
 def create_app(
     service: A2AService,
     *,
@@ -251,11 +281,18 @@ def create_app(
     sse_ping_interval: float | None = 15.0,
     sse_send_timeout: float | None = 30.0,
     lifespan: Lifespan | None = None,
+    public_url: str | None = None,
+    trusted_proxies: Sequence[str] = (),
 ) -> A2AApp:
     """The ASGI app for ``service``.
 
-    - ``card``: the card to publish (default ``service.card``); its interface
-      URLs should say where this app is served (``serve`` fills them in).
+    - ``card``: the card to publish (default ``service.card``). When it lists
+      no interfaces, the app publishes its own routes: under ``public_url``
+      when given, else under the origin each client used (scheme, ``Host``,
+      mount path), so the card always matches where it was fetched from.
+    - ``public_url``: the URL clients use (a proxy's, say); always wins.
+    - ``trusted_proxies``: addresses/networks (or ``"*"``) whose ``Forwarded``
+      / ``X-Forwarded-*`` headers say the origin; others' are ignored.
     - ``jsonrpc_path``: where JSON-RPC is answered (None: no JSON-RPC).
     - ``rest`` / ``rest_prefix``: the HTTP+JSON routes, below ``rest_prefix``.
     - ``http_status_mapping``: HTTP statuses of 1.0 HTTP+JSON errors
@@ -293,5 +330,7 @@ def create_app(
         sse_ping_interval=sse_ping_interval,
         sse_send_timeout=sse_send_timeout,
         lifespan=lifespan,
+        public_url=public_url,
+        trusted_proxies=tuple(trusted_proxies),
     )
     return A2AApp(service, card=card, options=options)

@@ -1,4 +1,4 @@
-"""The public agent card at the well-known paths, serialized once, with HTTP caching.
+"""The public agent card at the well-known paths, serialized once (per origin), with HTTP caching.
 
 The document is the hybrid card (the 1.0 card plus the 0.3 top-level fields,
 see ``wire.hybrid``) so clients of either version can read it. It is encoded
@@ -6,6 +6,11 @@ once; each request is a dictionary lookup, an optional conditional check and
 one send. ``ETag`` is a strong validator (a hash of the exact bytes),
 ``Last-Modified`` the time the app was built; ``If-None-Match`` wins over
 ``If-Modified-Since`` (RFC 9110 §13.2.2).
+
+``PublishedCard`` picks the document: one for every request when the
+interface URLs are fixed (a configured public URL, or interfaces the card
+lists), else one per origin the clients use (``origin.request_base``), each
+with its own ETag and ``Vary`` on the headers the origin came from.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from typing import Any
 
 from ...types import AgentCard
 from ...wire import dumps
-from .http import Send
+from .http import Scope, Send
+from .origin import TrustedProxies, rebase_card, request_base
 
-__all__ = ["CARD_PATHS", "CardDocument"]
+__all__ = ["CARD_PATHS", "CardDocument", "PublishedCard"]
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 """The current well-known path and the legacy (0.2) one; both serve the same document."""
@@ -38,7 +44,12 @@ class CardDocument:
     __slots__ = ("_headers", "_not_modified", "body", "etag", "last_modified", "modified_at")
 
     def __init__(
-        self, document: Any, *, max_age: int = 300, modified_at: float | None = None
+        self,
+        document: Any,
+        *,
+        max_age: int = 300,
+        modified_at: float | None = None,
+        vary: bytes | None = None,
     ) -> None:
         if max_age < 0:
             raise ValueError("max_age must be >= 0")
@@ -51,6 +62,8 @@ class CardDocument:
             (b"etag", self.etag.encode()),
             (b"last-modified", self.last_modified.encode()),
         ]
+        if vary is not None:  # the document depends on these request headers (its origin)
+            caching.append((b"vary", vary))
         self._headers = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(self.body)).encode()),
@@ -94,3 +107,75 @@ class CardDocument:
             return
         await send({"type": "http.response.start", "status": 200, "headers": self._headers})
         await send({"type": "http.response.body", "body": b"" if head else self.body})
+
+
+_MAX_ORIGINS = 64
+"""Documents kept for distinct origins; the Host header is the client's to choose."""
+
+
+class PublishedCard:
+    """The card document an app answers with, fixed or per request origin.
+
+    ``served_base`` is the URL prefix in the card's interfaces that stands
+    for "this app, wherever it is reached" (``""`` for relative templates);
+    None means the interface URLs are fixed.
+    """
+
+    __slots__ = (
+        "_documents",
+        "_fixed",
+        "_max_age",
+        "_modified_at",
+        "_proxies",
+        "_served_base",
+        "_vary",
+        "card",
+    )
+
+    def __init__(
+        self,
+        card: AgentCard,
+        *,
+        served_base: str | None,
+        max_age: int,
+        proxies: TrustedProxies | None = None,
+    ) -> None:
+        self.card = card
+        self._max_age = max_age
+        self._modified_at = time.time()
+        self._proxies = proxies if proxies else None
+        self._served_base = served_base
+        vary = b"host"
+        if self._proxies is not None:
+            vary += b", forwarded, x-forwarded-proto, x-forwarded-host, x-forwarded-prefix"
+        self._vary = vary
+        self._documents: dict[str, CardDocument] = {}
+        self._fixed = (
+            CardDocument(card_document(card), max_age=max_age, modified_at=self._modified_at)
+            if served_base is None
+            else None
+        )
+
+    @property
+    def fixed(self) -> CardDocument | None:
+        """The one document when the URLs do not depend on the request, else None."""
+        return self._fixed
+
+    def document(self, scope: Scope, headers: dict[str, str]) -> CardDocument:
+        """The document for this request's origin (built once per origin, bounded)."""
+        if self._fixed is not None:
+            return self._fixed
+        base = request_base(scope, headers, self._proxies)
+        found = self._documents.get(base)
+        if found is None:
+            if len(self._documents) >= _MAX_ORIGINS:
+                self._documents.pop(next(iter(self._documents)))
+            card = rebase_card(self.card, self._served_base or "", base)
+            found = CardDocument(
+                card_document(card),
+                max_age=self._max_age,
+                modified_at=self._modified_at,
+                vary=self._vary,
+            )
+            self._documents[base] = found
+        return found

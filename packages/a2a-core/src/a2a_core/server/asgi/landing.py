@@ -17,6 +17,7 @@ import html
 from ...types import AgentCard
 from .access import label
 from .http import Scope, Send, header_map
+from .origin import request_base
 
 __all__ = ["PAGE_METHODS", "LandingPage"]
 
@@ -57,7 +58,7 @@ class LandingPage:
         label(scope, "page")
         headers = header_map(scope["headers"])
         accept = (headers.get("accept") or "").lower()
-        base = _base_url(scope, headers)
+        base = request_base(scope, headers, None)  # the origin this request used
         if "text/html" in accept:
             body, kind = self.html(base).encode(), b"text/html; charset=utf-8"
         else:
@@ -118,14 +119,3 @@ class LandingPage:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-def _base_url(scope: Scope, headers: dict[str, str]) -> str:
-    """The agent's URL as this request reached it (scheme, Host, mount path)."""
-    scheme = scope.get("scheme", "http")
-    host = headers.get("host")
-    if not host:
-        server = scope.get("server")
-        host = f"{server[0]}:{server[1]}" if server else "localhost"
-    root: str = scope.get("root_path", "")
-    return f"{scheme}://{host}{root}".rstrip("/")

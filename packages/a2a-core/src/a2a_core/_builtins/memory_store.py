@@ -1,4 +1,4 @@
-"""Built-in plugin: the ``memory://`` task store (``memory://?max_tasks=N``)."""
+"""Built-in plugin: the ``memory://`` task store (``memory://?max_tasks=N&max_bytes=B``)."""
 
 from __future__ import annotations
 
@@ -8,24 +8,29 @@ from ..hookspecs import hookimpl
 from ..stores import MemoryTaskStore, TaskStore
 from ..stores.registry import TaskStoreRegistrar
 
-_OPTIONS = frozenset({"max_tasks"})
+_OPTIONS = ("max_tasks", "max_bytes")
 
 
 def open_memory_store(url: str) -> TaskStore:
-    """A ``MemoryTaskStore``; the only option is ``max_tasks`` (old terminal tasks are evicted)."""
+    """A ``MemoryTaskStore``; options ``max_tasks`` and ``max_bytes`` (positive integers)."""
     parts = urlsplit(url)
     if parts.netloc or parts.path not in ("", "/") or parts.fragment:
-        raise ValueError("memory:// takes no host or path, only ?max_tasks=N")
+        raise ValueError("memory:// takes no host or path, only ?max_tasks=N&max_bytes=B")
     params = parse_qs(parts.query, keep_blank_values=True)
-    unknown = sorted(set(params) - _OPTIONS)
+    unknown = sorted(set(params) - set(_OPTIONS))
     if unknown:
-        raise ValueError(f"unknown memory:// option(s): {', '.join(unknown)} (known: max_tasks)")
-    values = params.get("max_tasks")
-    if values is None:
-        return MemoryTaskStore()
-    if len(values) != 1 or not values[0].isdigit() or int(values[0]) <= 0:
-        raise ValueError(f"max_tasks must be one positive integer, not {values!r}")
-    return MemoryTaskStore(max_tasks=int(values[0]))
+        raise ValueError(
+            f"unknown memory:// option(s): {', '.join(unknown)} (known: {', '.join(_OPTIONS)})"
+        )
+    options: dict[str, int] = {}
+    for name in _OPTIONS:
+        values = params.get(name)
+        if values is None:
+            continue
+        if len(values) != 1 or not values[0].isdigit() or int(values[0]) <= 0:
+            raise ValueError(f"{name} must be one positive integer, not {values!r}")
+        options[name] = int(values[0])
+    return MemoryTaskStore(**options)
 
 
 @hookimpl

@@ -210,8 +210,8 @@ class TaskRun:
                 stored = await store.create(task, self.owner)
             else:
                 stored = await store.save(task, self.owner, self.version)
-        except ConcurrentUpdateError:
-            raise
+        except (ConcurrentUpdateError, ServerBusyError):
+            raise  # a conflict to re-apply, or a full store: retryable, not a failure
         except Exception as exc:
             logger.exception("task %s: the task store failed", task.id)
             self.error = InternalError("The task could not be saved")

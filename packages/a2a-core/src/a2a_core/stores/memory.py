@@ -1,9 +1,14 @@
-"""The embedded default store: tasks in a dict, bounded by evicting old terminal tasks.
+"""The embedded default store: tasks in a dict, bounded in count and in bytes.
 
 Finished tasks are kept as their compact JSON, deflated (a fraction of the
 memory of the model objects: pydantic keeps per-instance bookkeeping on every
 nested model), and decoded on read; tasks still in progress stay objects, since they
 change often. Listing filters on kept metadata and decodes only the page.
+
+Both bounds evict the least recently updated finished tasks first. Tasks in
+progress are never evicted: when they alone hold the byte budget, new tasks
+(and growth of running ones) are refused with a retryable ``ServerBusyError``
+instead, so one client cannot make the server hold unbounded memory.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import zlib
 from collections import OrderedDict
 
+from ..errors import ServerBusyError
 from ..types import Task, TaskState
 from .base import (
     ConcurrentUpdateError,
@@ -25,15 +31,22 @@ from .base import (
 
 _ = sort_key  # the order ``_Entry.key`` reproduces
 
-__all__ = ["MemoryTaskStore"]
+__all__ = ["DEFAULT_MAX_BYTES", "MemoryTaskStore"]
 
 _to_json = Task.__pydantic_serializer__.to_json
+
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+"""The default byte budget: fits a small server (tasks are counted by their stored form)."""
+_ENTRY_OVERHEAD = 400
+"""Bytes charged per task beyond its payload (the entry, its key, its dict slot)."""
+_LIVE_FACTOR = 2
+"""Objects cost more than their JSON (measured about 1.5x); live tasks are charged 2x."""
 
 
 class _Entry:
     """One stored task: metadata for filtering, and the task as an object or as JSON."""
 
-    __slots__ = ("_blob", "_task", "context_id", "owner", "state", "ts", "version")
+    __slots__ = ("_blob", "_task", "context_id", "owner", "size", "state", "ts", "version")
 
     def __init__(self, task: Task, version: int, owner: str | None) -> None:
         self.version = version
@@ -45,9 +58,11 @@ class _Entry:
         if self.state.is_terminal:
             self._task: Task | None = None
             self._blob: bytes | None = zlib.compress(_to_json(task, by_alias=True), 1)
+            self.size = len(self._blob) + _ENTRY_OVERHEAD
         else:
             self._task = task
             self._blob = None
+            self.size = _LIVE_FACTOR * len(_to_json(task)) + _ENTRY_OVERHEAD
 
     def key(self, task_id: str) -> tuple[float, str]:
         """The same order as ``sort_key``: newest status first, then by id."""
@@ -65,23 +80,42 @@ class _Entry:
 
 
 class MemoryTaskStore(TaskStore):
-    """In-process store. ``max_tasks`` bounds memory: past it, the least recently
-    updated terminal tasks are evicted (active and paused tasks are never evicted).
+    """In-process store, bounded by ``max_tasks`` and ``max_bytes``.
+
+    Past either bound the least recently updated terminal tasks are evicted
+    (active and paused tasks never are). When the tasks in progress alone hold
+    ``max_bytes``, creating a task, or growing a task in progress, raises a
+    retryable ``ServerBusyError`` (``data["reason"]`` is
+    ``"task_store_full"``). Sizes are the stored form: deflated JSON for
+    finished tasks, twice the JSON for tasks in progress.
     """
 
-    def __init__(self, max_tasks: int = 10_000) -> None:
+    def __init__(self, max_tasks: int = 10_000, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         if max_tasks <= 0:
             raise ValueError("max_tasks must be > 0")
+        if max_bytes <= 0:
+            raise ValueError("max_bytes must be > 0")
         self.max_tasks = max_tasks
+        self.max_bytes = max_bytes
         self._tasks: OrderedDict[str, _Entry] = OrderedDict()
+        self._bytes = 0
+        self._live_bytes = 0
 
     def __len__(self) -> int:
         return len(self._tasks)
 
+    @property
+    def stored_bytes(self) -> int:
+        """The bytes charged for every stored task."""
+        return self._bytes
+
     async def create(self, task: Task, owner: str | None) -> StoredTask:
         if task.id in self._tasks:
             raise ConcurrentUpdateError(f"task {task.id} already exists")
-        self._tasks[task.id] = _Entry(task, 1, owner)
+        entry = _Entry(task, 1, owner)
+        if not entry.state.is_terminal:
+            self._check_room(entry.size)
+        self._put(task.id, entry)
         self._evict()
         return StoredTask(task, 1, owner)
 
@@ -99,15 +133,21 @@ class MemoryTaskStore(TaskStore):
             raise ConcurrentUpdateError(
                 f"task {task.id} is at version {current.version}, expected {expected_version}"
             )
-        self._tasks[task.id] = _Entry(task, expected_version + 1, owner)
-        self._tasks.move_to_end(task.id)
+        entry = _Entry(task, expected_version + 1, owner)
+        if not entry.state.is_terminal:
+            held = current.size if not current.state.is_terminal else 0
+            if entry.size > held:
+                self._check_room(entry.size - held)
+        self._drop(task.id)
+        self._put(task.id, entry)
+        self._evict()
         return StoredTask(task, expected_version + 1, owner)
 
     async def delete(self, task_id: str, owner: str | None) -> bool:
         entry = self._tasks.get(task_id)
         if entry is None or entry.owner != owner:
             return False
-        del self._tasks[task_id]
+        self._drop(task_id)
         return True
 
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
@@ -128,18 +168,46 @@ class MemoryTaskStore(TaskStore):
         token = encode_cursor(page[-1]) if more and page else ""
         return TaskPage(tasks=page, next_page_token=token, total_size=len(matching))
 
+    # -- accounting ---------------------------------------------------------------------
+    def _put(self, task_id: str, entry: _Entry) -> None:
+        self._tasks[task_id] = entry  # a new key goes last: most recently updated
+        self._bytes += entry.size
+        if not entry.state.is_terminal:
+            self._live_bytes += entry.size
+
+    def _drop(self, task_id: str) -> None:
+        entry = self._tasks.pop(task_id)
+        self._bytes -= entry.size
+        if not entry.state.is_terminal:
+            self._live_bytes -= entry.size
+
+    def _check_room(self, size: int) -> None:
+        """Refuse work whose bytes would not fit even once every finished task is evicted.
+
+        (Past ``max_tasks`` with only live tasks the store grows instead, as
+        every store does; their bytes still count against ``max_bytes``.)
+        """
+        if self._live_bytes + size > self.max_bytes:
+            raise ServerBusyError(
+                "The task store is full of tasks in progress; retry later",
+                data={"reason": "task_store_full", "retryable": True, "max_bytes": self.max_bytes},
+            )
+
     def _evict(self) -> None:
-        excess = len(self._tasks) - self.max_tasks
-        if excess <= 0:
+        """Evict the least recently updated finished tasks until both bounds hold."""
+        if len(self._tasks) <= self.max_tasks and self._bytes <= self.max_bytes:
             return
         victims: list[str] = []
+        count, size = len(self._tasks), self._bytes
         for task_id, entry in self._tasks.items():  # least recently updated first
+            if count <= self.max_tasks and size <= self.max_bytes:
+                break
             if entry.state.is_terminal:
                 victims.append(task_id)
-                if len(victims) == excess:
-                    break
+                count -= 1
+                size -= entry.size
         for task_id in victims:
-            del self._tasks[task_id]
+            self._drop(task_id)
 
 
 def _matches(entry: _Entry, query: TaskQuery, after_ts: float | None) -> bool:

@@ -6,6 +6,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from a2a_core.errors import ServerBusyError
 from a2a_core.stores import ConcurrentUpdateError, MemoryTaskStore, TaskQuery
 from a2a_core.types import Task, TaskState, TaskStatus
 from hypothesis import given
@@ -89,7 +90,8 @@ async def test_old_terminal_tasks_are_evicted_never_active_ones() -> None:
     assert await store.get("done-new", None) is None
     for active in ("working", "paused", "working-2"):
         assert await store.get(active, None) is not None
-    # All active: the store may exceed its bound rather than lose live work.
+    # All active: the store may exceed its count rather than lose live work
+    # (their bytes still count against max_bytes).
     await store.create(task("working-3"), None)
     assert len(store) == 4
 
@@ -135,3 +137,75 @@ def test_pagination_walks_every_task_once_newest_first(offsets: list[int], page_
 
     seen, expected = asyncio.run(walk())
     assert seen == expected
+
+
+# -- the byte budget ----------------------------------------------------------------------------
+
+
+def big_task(task_id: str, state: TaskState = TaskState.WORKING, size: int = 100_000) -> Task:
+    """A task holding ``size`` incompressible bytes (random base64) in its history."""
+    import base64
+    import os
+
+    from a2a_core.types import Message, Part, Role
+
+    text = base64.b64encode(os.urandom(size * 3 // 4)).decode()
+    message = Message(message_id=f"m-{task_id}", role=Role.USER, parts=[Part(text=text)])
+    return task(task_id, state).model_copy(update={"history": [message]})
+
+
+async def test_finished_tasks_are_evicted_to_stay_within_max_bytes() -> None:
+    store = MemoryTaskStore(max_bytes=1_000_000)
+    for i in range(30):  # ~100 KB each, incompressible: 3 MB offered
+        await store.create(big_task(f"done-{i}", TaskState.COMPLETED), None)
+        assert store.stored_bytes <= store.max_bytes
+    assert await store.get("done-29", None) is not None  # the newest stay
+    assert await store.get("done-0", None) is None  # the oldest went
+    assert 5 <= len(store) <= 15
+
+
+async def test_live_tasks_holding_the_budget_refuse_new_work_retryably() -> None:
+    store = MemoryTaskStore(max_bytes=1_000_000)
+    await store.create(big_task("done", TaskState.COMPLETED), None)
+    live = 0
+    refused: ServerBusyError | None = None
+    for i in range(20):
+        try:
+            await store.create(big_task(f"live-{i}"), None)
+        except ServerBusyError as exc:
+            refused = exc
+            break
+        live += 1
+    assert refused is not None
+    assert refused.data == {
+        "reason": "task_store_full",
+        "retryable": True,
+        "max_bytes": 1_000_000,
+    }
+    assert 2 <= live < 10
+    assert store.stored_bytes <= store.max_bytes
+    # A running task may not grow past the budget either; finishing always fits.
+    stored = await store.get("live-0", None)
+    assert stored is not None
+    with pytest.raises(ServerBusyError):
+        await store.save(big_task("live-0", size=900_000), None, stored.version)
+    await store.save(big_task("live-0", TaskState.COMPLETED), None, stored.version)
+    # Deleting gives the bytes back.
+    before = store.stored_bytes
+    assert await store.delete("live-1", None)
+    assert store.stored_bytes < before
+
+
+async def test_accounting_returns_to_zero() -> None:
+    store = MemoryTaskStore(max_bytes=10_000_000)
+    created = await store.create(big_task("t"), None)
+    saved = await store.save(big_task("t", TaskState.INPUT_REQUIRED), None, created.version)
+    await store.save(big_task("t", TaskState.COMPLETED), None, saved.version)
+    assert store.stored_bytes > 0
+    assert await store.delete("t", None)
+    assert store.stored_bytes == 0
+
+
+def test_max_bytes_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_bytes"):
+        MemoryTaskStore(max_bytes=0)

@@ -46,7 +46,7 @@ _LIVE_FACTOR = 2
 class _Entry:
     """One stored task: metadata for filtering, and the task as an object or as JSON."""
 
-    __slots__ = ("_blob", "_task", "context_id", "owner", "size", "state", "ts", "version")
+    __slots__ = ("_blob", "_live_size", "_task", "context_id", "owner", "state", "ts", "version")
 
     def __init__(self, task: Task, version: int, owner: str | None) -> None:
         self.version = version
@@ -58,11 +58,17 @@ class _Entry:
         if self.state.is_terminal:
             self._task: Task | None = None
             self._blob: bytes | None = zlib.compress(_to_json(task, by_alias=True), 1)
-            self.size = len(self._blob) + _ENTRY_OVERHEAD
+            self._live_size = 0  # a small int: shared, no per-entry object
         else:
             self._task = task
             self._blob = None
-            self.size = _LIVE_FACTOR * len(_to_json(task)) + _ENTRY_OVERHEAD
+            self._live_size = _LIVE_FACTOR * len(_to_json(task)) + _ENTRY_OVERHEAD
+
+    @property
+    def size(self) -> int:
+        """The bytes this entry is charged (derived for finished tasks: nothing extra kept)."""
+        blob = self._blob
+        return len(blob) + _ENTRY_OVERHEAD if blob is not None else self._live_size
 
     def key(self, task_id: str) -> tuple[float, str]:
         """The same order as ``sort_key``: newest status first, then by id."""

@@ -79,3 +79,23 @@ def test_bounds_must_be_positive() -> None:
         MemoryPushConfigStore(max_configs_per_task=0)
     with pytest.raises(ValueError, match="must be > 0"):
         MemoryPushConfigStore(max_tasks=0)
+
+
+async def test_stored_bytes_are_bounded_and_given_back() -> None:
+    store = MemoryPushConfigStore(max_bytes=3_500)
+    big = "https://hooks.example/" + "p" * 700
+    for i in range(3):
+        await store.put(entry(f"t{i}", "c", url=big))
+    with pytest.raises(ServerBusyError) as full:
+        await store.put(entry("t9", "c", url=big))
+    assert full.value.data == {"reason": "push_config_store_full", "retryable": True}
+    held = store.stored_bytes
+    assert held <= 3_500
+    await store.put(entry("t0", "c", url=big))  # replacing costs nothing more
+    assert store.stored_bytes == held
+    assert await store.delete("t0", "c")
+    assert await store.delete_task("t1") == 1
+    await store.put(entry("t9", "c", url=big))
+    assert await store.delete_task("t2") == 1
+    assert await store.delete("t9", "c")
+    assert store.stored_bytes == 0

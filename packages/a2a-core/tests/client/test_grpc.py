@@ -150,7 +150,7 @@ async def test_running_server_publishes_grpc_and_serves_every_operation(served: 
             await c.cancel("no-such-task")
 
 
-async def test_cancelling_a_stream_in_flight_reaches_the_agent(served: Served) -> None:
+async def test_closing_a_stream_and_cancelling_a_call_in_flight(served: Served) -> None:
     async with await A2AClient.connect(served.url, preferred_bindings=["GRPC"], timeout=10) as c:
         stream = c.stream("wait")
         async with stream:
@@ -331,3 +331,25 @@ def test_published_grpc_address(host: str, public_url: str | None, expected: str
     from a2a_core.server.serve import public_grpc_address
 
     assert public_grpc_address(host, 50051, public_url) == expected
+
+
+async def test_concurrent_call_limit_is_a_retryable_busy_error() -> None:
+    """``max_concurrent_rpcs``: a call past the limit is ServerBusyError (retryable)."""
+    from a2a_core import ServerBusyError
+
+    async with running_server(
+        Echo(), card=_card(), grpc_port=0, grpc_options={"max_concurrent_rpcs": 1}
+    ) as server:
+        address = server.grpc_address
+        assert address is not None
+        async with A2AClient.for_endpoint(address, binding="GRPC", timeout=10) as client:
+            first = asyncio.ensure_future(client.send("wait"))
+            await asyncio.sleep(0.3)
+            try:
+                with pytest.raises(ServerBusyError) as caught:
+                    await client.send("hi")
+                assert caught.value.retryable
+            finally:
+                first.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await first

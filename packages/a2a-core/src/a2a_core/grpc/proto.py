@@ -200,6 +200,12 @@ def _by_code(code_name: str, message: str | None) -> A2AError:
         UnsupportedOperationError,
     )
 
+    if code_name == "RESOURCE_EXHAUSTED" and message and "concurrent rpc limit" in message.lower():
+        # grpc's own refusal past the server's max_concurrent_rpcs: busy, not too large.
+        return ServerBusyError(
+            "The agent is serving as many calls as it allows; retry later",
+            data={"reason": "concurrent_rpc_limit", "retryable": True},
+        )
     cls: type[A2AError] = {
         "INVALID_ARGUMENT": InvalidParamsError,
         "NOT_FOUND": TaskNotFoundError,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from importlib import metadata
 
 from .common import ExitCode
 
@@ -70,6 +69,8 @@ class PluginRow:
 
 def plugin_rows() -> list[PluginRow]:
     """Loaded plugins in registration order, then installed entry points left out."""
+    from importlib import metadata
+
     from ..hookspecs import PROJECT
     from ..plugins import describe_plugins, get_plugin_manager
 

@@ -14,29 +14,29 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._api import publish as _publish
-from .client import A2AClient, Content, EventStream, TaskRef
-from .discovery import (
-    CachedCard,
-    CardCache,
-    CardLimits,
-    CardNotFoundError,
-    CardResolver,
-    card_urls,
-)
-from .errors import A2AConnectionError, A2ATimeoutError
-from .interfaces import NoCompatibleInterfaceError, select_interface
-from .loop import BackgroundLoop
-from .results import SendResult, TaskTracker, text_of
-from .session import RemoteAgentSession, RemoteReply, describe_card
-from .sync import SyncA2AClient, SyncEventStream
-from .transports.base import CallOptions, ClientTransport
-from .untrusted import TextLimits, sanitize_card, sanitize_text
 
 if TYPE_CHECKING:
+    from .client import A2AClient, Content, EventStream, TaskRef
+    from .discovery import (
+        CachedCard,
+        CardCache,
+        CardLimits,
+        CardNotFoundError,
+        CardResolver,
+        card_urls,
+    )
+    from .errors import A2AConnectionError, A2ATimeoutError
+    from .interfaces import NoCompatibleInterfaceError, select_interface
+    from .loop import BackgroundLoop
     from .remote import RemoteAgentExecutor, RemoteSkill, remote_skills
+    from .results import SendResult, TaskTracker, text_of
+    from .session import RemoteAgentSession, RemoteReply, describe_card
+    from .sync import SyncA2AClient, SyncEventStream
+    from .transports.base import CallOptions, ClientTransport
     from .transports.inprocess import InProcessTransport
     from .transports.jsonrpc import JsonRpcTransport
     from .transports.rest import RestTransport
+    from .untrusted import TextLimits, sanitize_card, sanitize_text
 
 __all__ = [
     "A2AClient",
@@ -75,8 +75,38 @@ __all__ = [
     "text_of",
 ]
 
-# Loaded on first use: the remote executor pulls in the server package.
+# Every name is loaded on first use (``from a2a_core.client import A2AClient`` imports
+# only what the client needs: a one-shot ``a2a send`` starts faster); the remote
+# executor would even pull in the server package.
 _LAZY = {
+    "A2AClient": ".client",
+    "Content": ".client",
+    "EventStream": ".client",
+    "TaskRef": ".client",
+    "CachedCard": ".discovery",
+    "CardCache": ".discovery",
+    "CardLimits": ".discovery",
+    "CardNotFoundError": ".discovery",
+    "CardResolver": ".discovery",
+    "card_urls": ".discovery",
+    "A2AConnectionError": ".errors",
+    "A2ATimeoutError": ".errors",
+    "NoCompatibleInterfaceError": ".interfaces",
+    "select_interface": ".interfaces",
+    "BackgroundLoop": ".loop",
+    "SendResult": ".results",
+    "TaskTracker": ".results",
+    "text_of": ".results",
+    "RemoteAgentSession": ".session",
+    "RemoteReply": ".session",
+    "describe_card": ".session",
+    "SyncA2AClient": ".sync",
+    "SyncEventStream": ".sync",
+    "CallOptions": ".transports.base",
+    "ClientTransport": ".transports.base",
+    "TextLimits": ".untrusted",
+    "sanitize_card": ".untrusted",
+    "sanitize_text": ".untrusted",
     "RemoteAgentExecutor": ".remote",
     "RemoteSkill": ".remote",
     "remote_skills": ".remote",

@@ -46,7 +46,7 @@ _LIVE_FACTOR = 2
 class _Entry:
     """One stored task: metadata for filtering, and the task as an object or as JSON."""
 
-    __slots__ = ("_blob", "_live_size", "_task", "context_id", "owner", "state", "ts", "version")
+    __slots__ = ("_data", "_live_size", "context_id", "owner", "state", "ts", "version")
 
     def __init__(self, task: Task, version: int, owner: str | None) -> None:
         self.version = version
@@ -56,19 +56,18 @@ class _Entry:
         stamp = task.status.timestamp
         self.ts: float | None = stamp.timestamp() if stamp is not None else None
         if self.state.is_terminal:
-            self._task: Task | None = None
-            self._blob: bytes | None = zlib.compress(_to_json(task, by_alias=True), 1)
+            # One slot holds either form: a finished task's deflated JSON, or the live object.
+            self._data: Task | bytes = zlib.compress(_to_json(task, by_alias=True), 1)
             self._live_size = 0  # a small int: shared, no per-entry object
         else:
-            self._task = task
-            self._blob = None
+            self._data = task
             self._live_size = _LIVE_FACTOR * len(_to_json(task)) + _ENTRY_OVERHEAD
 
     @property
     def size(self) -> int:
         """The bytes this entry is charged (derived for finished tasks: nothing extra kept)."""
-        blob = self._blob
-        return len(blob) + _ENTRY_OVERHEAD if blob is not None else self._live_size
+        data = self._data
+        return len(data) + _ENTRY_OVERHEAD if isinstance(data, bytes) else self._live_size
 
     def key(self, task_id: str) -> tuple[float, str]:
         """The same order as ``sort_key``: newest status first, then by id."""
@@ -76,10 +75,10 @@ class _Entry:
 
     @property
     def task(self) -> Task:
-        if self._task is not None:
-            return self._task
-        assert self._blob is not None
-        return Task.model_validate_json(zlib.decompress(self._blob))
+        data = self._data
+        if isinstance(data, bytes):
+            return Task.model_validate_json(zlib.decompress(data))
+        return data
 
     def stored(self) -> StoredTask:
         return StoredTask(self.task, self.version, self.owner)
@@ -144,8 +143,10 @@ class MemoryTaskStore(TaskStore):
             held = current.size if not current.state.is_terminal else 0
             if entry.size > held:
                 self._check_room(entry.size - held)
-        self._drop(task.id)
-        self._put(task.id, entry)
+        self._uncount(current)
+        self._tasks[task.id] = entry  # in place, then last: no hash-table churn
+        self._tasks.move_to_end(task.id)
+        self._count(entry)
         self._evict()
         return StoredTask(task, expected_version + 1, owner)
 
@@ -177,15 +178,22 @@ class MemoryTaskStore(TaskStore):
     # -- accounting ---------------------------------------------------------------------
     def _put(self, task_id: str, entry: _Entry) -> None:
         self._tasks[task_id] = entry  # a new key goes last: most recently updated
-        self._bytes += entry.size
-        if not entry.state.is_terminal:
-            self._live_bytes += entry.size
+        self._count(entry)
 
     def _drop(self, task_id: str) -> None:
-        entry = self._tasks.pop(task_id)
-        self._bytes -= entry.size
+        self._uncount(self._tasks.pop(task_id))
+
+    def _count(self, entry: _Entry) -> None:
+        size = entry.size
+        self._bytes += size
         if not entry.state.is_terminal:
-            self._live_bytes -= entry.size
+            self._live_bytes += size
+
+    def _uncount(self, entry: _Entry) -> None:
+        size = entry.size
+        self._bytes -= size
+        if not entry.state.is_terminal:
+            self._live_bytes -= size
 
     def _check_room(self, size: int) -> None:
         """Refuse work whose bytes would not fit even once every finished task is evicted.

@@ -43,7 +43,14 @@ from .types import (
 if TYPE_CHECKING:
     from .types import Struct
 
-__all__ = ["DEFAULT_MODES", "KNOWN_BINDINGS", "AgentCardBuilder", "CardValidationError"]
+__all__ = [
+    "DEFAULT_MODES",
+    "KNOWN_BINDINGS",
+    "AgentCardBuilder",
+    "CardValidationError",
+    "default_skill",
+    "with_default_skill",
+]
 
 DEFAULT_MODES: tuple[str, ...] = ("text/plain",)
 """Default input and output media types when none are set."""
@@ -585,3 +592,27 @@ class _Checks:
                         f"{owner}: a requirement names undeclared scheme {name!r} "
                         f"(declared: {declared})"
                     )
+
+
+def default_skill(card: AgentCard) -> AgentSkill:
+    """One skill standing for the whole agent: its name, description and modes.
+
+    A 1.0 card must list at least one skill (and linters flag an empty list),
+    but a plain function or executor has no skills of its own to describe.
+    """
+    words = re.findall(r"[a-z0-9]+", card.name.lower())
+    return AgentSkill(
+        id="-".join(words)[:64].rstrip("-") or "agent",
+        name=card.name,
+        description=card.description or card.name,
+        tags=list(dict.fromkeys(words))[:5] or ["agent"],
+        input_modes=list(card.default_input_modes),
+        output_modes=list(card.default_output_modes),
+    )
+
+
+def with_default_skill(card: AgentCard) -> AgentCard:
+    """``card`` itself when it lists a skill, else a copy with ``default_skill`` added."""
+    if card.skills:
+        return card
+    return card.model_copy(update={"skills": [default_skill(card)]})

@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
+from ..card import with_default_skill
 from ..errors import (
     A2AError,
     AuthenticationRequiredError,
@@ -146,7 +147,8 @@ class A2AService:
                 "extended_agent_card": offered["extendedAgentCard"] or None,
             }
         )
-        return card.model_copy(update={"capabilities": new_caps})
+        # A card always lists a skill: plain functions and executors get one for the agent.
+        return with_default_skill(card.model_copy(update={"capabilities": new_caps}))
 
     # -- dispatch -------------------------------------------------------------------
     async def handle(self, op: Operation, request: BaseModel, call: ServerCallContext) -> Any:

@@ -15,6 +15,7 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
+from ...card import with_default_skill
 from ...errors import A2AError, HttpStatusMapping, InternalError
 from ...types import AgentCard
 from ...wire import DEFAULT_LIMITS, Codec, DecodeLimits, V10Codec, dumps
@@ -80,7 +81,8 @@ class A2AApp:
         self.http_status_mapping = mapping
         self.service = service
         self._extra_lifespan = lifespan
-        self.card = card if card is not None else service.card
+        # A published card always lists a skill (1.0 requires one).
+        self.card = with_default_skill(card) if card is not None else service.card
         self.edge = Edge.build(
             service,
             self.card,

@@ -97,6 +97,7 @@ class MemoryPushConfigStore(PushConfigStore):
 
     @property
     def stored_bytes(self) -> int:
+        """The size of the stored configs, counted against ``max_bytes``."""
         return self._bytes
 
     def __len__(self) -> int:

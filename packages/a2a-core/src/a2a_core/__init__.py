@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     )
     from .server.asgi import create_app
     from .server.builder import configure_service
+    from .server.mount import mount
     from .server.push import PushNotificationService
     from .server.serve import running_server, serve, serve_async
     from .stores import MemoryTaskStore, TaskStore
@@ -228,6 +229,7 @@ _ORIGIN: dict[str, str] = {
     "PushNotificationService": ".server.push",
     "hookimpl": ".hookspecs",
     "configure_service": ".server.builder",
+    "mount": ".server.mount",
     "EchoAgent": "._builtins.echo",
     **dict.fromkeys(_CARD, ".card"),
     **dict.fromkeys(_ERRORS, ".errors"),
@@ -256,6 +258,7 @@ __all__ = [  # noqa: RUF022 - grouped: types and errors first, then server and c
     "configure_service",
     "create_app",
     "hookimpl",
+    "mount",
     "running_server",
     "serve",
     "serve_async",

@@ -87,7 +87,17 @@ def card_response(
 
 
 def test_card_url_is_derived_from_the_origin() -> None:
-    assert card_urls("https://agent.test:8443/api/a2a/v1?x=1#f") == [
+    assert card_urls("https://agent.test:8443/?x=1#f") == [
+        "https://agent.test:8443/.well-known/agent-card.json",
+        "https://agent.test:8443/.well-known/agent.json",
+    ]
+
+
+def test_a_url_with_a_path_is_looked_up_below_it_then_at_the_origin() -> None:
+    """A mounted agent keeps its card below its path (issue 10: mounting)."""
+    assert card_urls("https://agent.test:8443/api/a2a/v1/?x=1#f") == [
+        "https://agent.test:8443/api/a2a/v1/.well-known/agent-card.json",
+        "https://agent.test:8443/api/a2a/v1/.well-known/agent.json",
         "https://agent.test:8443/.well-known/agent-card.json",
         "https://agent.test:8443/.well-known/agent.json",
     ]
@@ -109,7 +119,9 @@ async def test_resolve_fetches_the_derived_url() -> None:
     async with http:
         card = await CardResolver(http).resolve("http://agent.test/some/endpoint")
     assert card.name == "Weather"
-    assert [str(r.url) for r in seen] == ["http://agent.test/.well-known/agent-card.json"]
+    assert [str(r.url) for r in seen] == [
+        "http://agent.test/some/endpoint/.well-known/agent-card.json"
+    ]
 
 
 async def test_legacy_path_is_tried_after_404() -> None:

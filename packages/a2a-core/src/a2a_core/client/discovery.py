@@ -1,8 +1,9 @@
 """Finding an agent's card: derive its URL, fetch it within bounds, cache it politely.
 
-- The card lives at the origin of the agent's URL:
-  ``/.well-known/agent-card.json``, then the legacy ``/.well-known/agent.json``
-  (0.2 agents, still common) when the first answers 404.
+- The card lives at ``/.well-known/agent-card.json`` below the agent's URL
+  (an agent mounted at a path), else at its origin; at each place the legacy
+  ``/.well-known/agent.json`` (0.2 agents, still common) is tried when the
+  first answers 404.
 - The card is untrusted input: the body is read as a stream and the read
   stops at ``max_bytes``; JSON depth, string lengths, array lengths and the
   number of skills and interfaces are bounded; 1.0, 0.3 and hybrid cards are
@@ -73,6 +74,8 @@ def card_urls(agent_url: str) -> list[str]:
     """Where to look for the card of the agent at ``agent_url``, in order.
 
     A URL that already points into ``/.well-known/`` is taken as the card URL.
+    A URL with a path (``http://host/agents/echo``) is looked up below that
+    path first, then at the origin.
     """
     parts = urlsplit(agent_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -80,7 +83,13 @@ def card_urls(agent_url: str) -> list[str]:
     if "/.well-known/" in parts.path:
         return [agent_url]
     origin = f"{parts.scheme}://{parts.netloc}"
-    return [origin + CARD_PATH, origin + LEGACY_CARD_PATH]
+    at_origin = [origin + CARD_PATH, origin + LEGACY_CARD_PATH]
+    path = parts.path.rstrip("/")
+    if not path:
+        return at_origin
+    # An agent mounted below a path (a2a_core.mount, the official SDK's apps) keeps its card
+    # there; the path is tried first so another agent at the origin is never taken for it.
+    return [origin + path + CARD_PATH, origin + path + LEGACY_CARD_PATH, *at_origin]
 
 
 def _check_json(value: Any, limits: CardLimits) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from a2a_core.server.named_inputs import describe_inputs
 from a2a_core.types import AgentSkill
 
 from ._events import short
@@ -64,11 +65,7 @@ def default_skill(target: Any, name: str, description: str, inputs: list[str]) -
     """One skill describing the whole crew (or agent), with the inputs it expects."""
     text = description
     if inputs:
-        listed = ", ".join(inputs)
-        text += (
-            f". Inputs: {listed} (send the text of a message for one of them, or a data "
-            "part with a JSON object naming them)"
-        )
+        text += f". {describe_inputs(inputs)}"
     tags = ["crewai", *(slug(r, "agent") for r in _roles(target))]
     if not _is_crew(target):
         tools = getattr(target, "tools", None) or []

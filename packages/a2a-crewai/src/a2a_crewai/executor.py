@@ -29,6 +29,7 @@ from typing import Any, cast
 
 from a2a_core.adapters import ResolvedAgent
 from a2a_core.server import AgentExecutor, ArtifactStream, RequestContext, TaskUpdater
+from a2a_core.server.named_inputs import missing_inputs_text
 from a2a_core.types import AgentSkill, Part, TaskState
 
 from . import _events
@@ -227,11 +228,7 @@ class CrewAgent(AgentExecutor):
         if self.is_crew:
             plan = crew_inputs(context.message, self.expected_inputs, self.inputs_key)
             if plan.missing:
-                example = json.dumps(dict.fromkeys(plan.missing, "..."))
-                return (
-                    f"This crew needs the inputs {', '.join(plan.missing)}: send them as a "
-                    f"data part holding a JSON object, e.g. {example}"
-                )
+                return missing_inputs_text("crew", plan.missing)
             copy = self.target.copy()
             agents = [*copy.agents, *([copy.manager_agent] if copy.manager_agent else [])]
             if getattr(copy, "manager_llm", None) is None or copy.manager_agent is not None:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
+from a2a_core.server.named_inputs import describe_inputs, inputs_example
 from a2a_core.types import AgentSkill
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableLambda
 
@@ -86,13 +87,20 @@ def default_skill(
     description: str,
     inputs: Sequence[str],
     outputs: Sequence[str],
+    plan: InputPlan | None = None,
 ) -> AgentSkill:
+    """One skill for the whole runnable; with several named inputs it says how to send them."""
     tags = ["langchain", "langgraph"] if is_graph(runnable) else ["langchain"]
+    examples: list[str] = []
+    if plan is not None and len(plan.inputs) > 1:
+        description = f"{description.rstrip('.')}. {describe_inputs(plan.inputs, plan.text_key)}"
+        examples.append(inputs_example(plan.inputs))
     return AgentSkill(
         id=_slug(name),
         name=name,
         description=description,
         tags=tags,
+        examples=examples,
         input_modes=list(inputs),
         output_modes=list(outputs),
     )

@@ -6,7 +6,8 @@
   ``MessagesState`` graphs, agents); other keys come from a data part;
 - ``dict``: a data part's object, with the text under the one text field the
   schema has (a prompt template's variable, or ``input_key``) and earlier turns
-  in a ``MessagesPlaceholder`` field;
+  in a ``MessagesPlaceholder`` field; a required field still missing ends the
+  task with a message naming it (``InputPlan.missing``);
 - ``any`` (untyped input, e.g. a ``RunnableLambda`` of an untyped function):
   a data-only message gives its data, anything else its text.
 """
@@ -62,6 +63,15 @@ class InputPlan:
     """dict mode: the field that receives the message text."""
     history_key: str | None = None
     """dict mode: a field of earlier turns (a prompt's ``MessagesPlaceholder``)."""
+    inputs: tuple[str, ...] = ()
+    """dict mode: the fields the runnable requires (a prompt's variables), in order."""
+
+    def missing(self, value: Any) -> list[str]:
+        """The required fields a built input lacks (a client must send them as data)."""
+        if self.mode != "dict" or not isinstance(value, Mapping):
+            return []
+        given = cast(Mapping[str, Any], value)
+        return [name for name in self.inputs if name not in given]
 
     def build(self, message: Message, history: Sequence[Message], *, threaded: bool) -> Any:
         """The input for ``message``; ``history`` is the task's history (``message`` last).
@@ -171,9 +181,10 @@ def plan_input(
     if mode == "messages":
         key = input_key or ("messages" if "messages" in properties else None)
         return InputPlan("messages", messages_key=key)
+    inputs = tuple(n for n in required if n != history_key and n in properties)
     if mode == "dict":
         key = input_key or _text_key(properties, required, history_key)
-        return InputPlan("dict", text_key=key, history_key=history_key)
+        return InputPlan("dict", text_key=key, history_key=history_key, inputs=inputs)
     # auto
     if isinstance(first, BaseLanguageModel):
         return InputPlan("messages")
@@ -190,5 +201,5 @@ def plan_input(
         ):
             return InputPlan("messages", messages_key=input_key)
         key = input_key or _text_key(properties, required, history_key)
-        return InputPlan("dict", text_key=key, history_key=history_key)
+        return InputPlan("dict", text_key=key, history_key=history_key, inputs=inputs)
     return InputPlan("any")

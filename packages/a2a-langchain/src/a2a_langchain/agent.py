@@ -28,6 +28,7 @@ from typing import Any, Literal, cast
 
 from a2a_core.adapters import ResolvedAgent
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+from a2a_core.server.named_inputs import missing_inputs_text
 from a2a_core.types import AgentSkill, Message, Part
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import merge_configs
@@ -152,7 +153,12 @@ class LangChainAgent(AgentExecutor):
             if skills is not None
             else [
                 default_skill(
-                    runnable, self.name, self.description, self.input_modes, self.output_modes
+                    runnable,
+                    self.name,
+                    self.description,
+                    self.input_modes,
+                    self.output_modes,
+                    self.plan,
                 )
             ]
         )
@@ -239,6 +245,10 @@ class LangChainAgent(AgentExecutor):
         self, context: RequestContext, updater: TaskUpdater, config: RunnableConfig
     ) -> None:
         value = await self._input(context, config)
+        missing = self.plan.missing(value)
+        if missing:
+            await updater.fail(missing_inputs_text("agent", missing))
+            return
         await updater.start_work()
         mapper = EventMapper(
             updater,

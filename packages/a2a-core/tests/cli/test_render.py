@@ -10,8 +10,9 @@ import io
 import pytest
 from a2a_core.cli.common import UsageError, exit_code_for, parse_header
 from a2a_core.cli.render import Console, Renderer, safe_text, state_label
-from a2a_core.cli.serve import _redacted, parse_skill, parse_versions  # pyright: ignore[reportPrivateUsage]
+from a2a_core.cli.serve import parse_skill, parse_versions
 from a2a_core.cli.tasks import parse_state
+from a2a_core.stores.registry import redact_url
 from a2a_core.types import (
     Artifact,
     Message,
@@ -204,5 +205,5 @@ def test_option_parsers() -> None:
 
 
 def test_store_urls_are_shown_without_passwords() -> None:
-    assert _redacted("redis://bob:pw@cache:6379/0") == "redis://bob:***@cache:6379/0"
-    assert _redacted("sqlite:///tasks.db") == "sqlite:///tasks.db"
+    assert redact_url("redis://bob:pw@cache:6379/0") == "redis://bob:***@cache:6379/0"
+    assert redact_url("sqlite:///tasks.db") == "sqlite:///tasks.db"

@@ -19,7 +19,6 @@ import socket
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from ..bindings import bindings
 from .common import ExitCode, UsageError, check_url, parse_header
@@ -385,7 +384,9 @@ async def run(args: argparse.Namespace) -> int:
         console.line(f"Agent card: {server.url}/.well-known/agent-card.json")
         if grpc_address:
             console.line(f"gRPC: {grpc_address}")
-        store = _redacted(args.store)
+        from ..stores.registry import redact_url
+
+        store = redact_url(args.store)
         bindings = "JSON-RPC, HTTP+JSON and gRPC" if grpc_address else "JSON-RPC and HTTP+JSON"
         details = [f"A2A {', '.join(versions)}", bindings, f"store {store}"]
         if args.push:
@@ -467,20 +468,6 @@ def _kind(resolved: ResolvedAgent) -> str:
         return f"{resolved.adapter} adapter"
     kinds = {"FunctionExecutor": "async function", "GeneratorExecutor": "async generator"}
     return kinds.get(type(resolved.executor).__name__, "AgentExecutor")
-
-
-def _redacted(url: str) -> str:
-    """A store URL fit for the terminal: without its password."""
-    try:
-        parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        host = parts.hostname or ""
-        if parts.port is not None:
-            host = f"{host}:{parts.port}"
-        return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
-    except ValueError:
-        return "(a store URL that does not parse)"
 
 
 def _first_line(exc: BaseException) -> str:

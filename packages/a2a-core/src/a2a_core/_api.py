@@ -30,6 +30,8 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.stores.registry",
     "a2a_core.stores.sqlite",
     "a2a_core.stores.redis",
+    "a2a_core.stores.postgres",
+    "a2a_core.stores.cluster",
     "a2a_core.wire",
     "a2a_core.bindings",
     "a2a_core.grpc",

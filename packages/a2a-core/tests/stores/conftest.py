@@ -1,7 +1,9 @@
-"""Store test fixtures: a reachable local Redis (or a skip saying why), with keys cleaned up.
+"""Store test fixtures: a reachable local Redis or PostgreSQL (or a skip saying why), cleaned up.
 
 Redis tests use 127.0.0.1:6379 only. Each test gets its own key prefix under
 one random prefix per run, and every key under it is deleted afterwards.
+PostgreSQL tests use 127.0.0.1:5432 (database ``test``): each test gets its
+own schema, dropped afterwards.
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ for folder in (_HERE, _HERE.parent / "cli"):  # store_support; the CLI tests' Se
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from store_support import RUN_PREFIX, delete_keys, redis_unreachable  # noqa: E402
+from store_support import (  # noqa: E402
+    RUN_PREFIX,
+    delete_keys,
+    drop_schema,
+    postgres_unreachable,
+    redis_unreachable,
+)
 
 
 @pytest.fixture
@@ -32,3 +40,16 @@ def redis_prefix() -> Iterator[str]:
         yield prefix
     finally:
         delete_keys(prefix)
+
+
+@pytest.fixture
+def postgres_schema() -> Iterator[str]:
+    """A fresh schema for one test (dropped afterwards); skips without PostgreSQL."""
+    reason = postgres_unreachable()
+    if reason is not None:
+        pytest.skip(f"PostgreSQL tests need a PostgreSQL server: {reason}")
+    schema = f"a2a_test_{uuid.uuid4().hex[:16]}"
+    try:
+        yield schema
+    finally:
+        drop_schema(schema)

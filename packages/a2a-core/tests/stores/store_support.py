@@ -41,3 +41,38 @@ def delete_keys(prefix: str) -> None:
             client.delete(*keys)
     finally:
         client.close()
+
+
+POSTGRES_HOST = "127.0.0.1"
+POSTGRES_PORT = 5432
+POSTGRES_URL = f"postgresql://postgres@{POSTGRES_HOST}:{POSTGRES_PORT}/test"
+"""The local PostgreSQL (trust auth); each test works in a schema of its own."""
+
+_pg_unreachable: str | None = None
+_pg_probed = False
+
+
+def postgres_unreachable() -> str | None:
+    """Why PostgreSQL cannot be used here (None when it answers); probed once per run."""
+    global _pg_unreachable, _pg_probed
+    if not _pg_probed:
+        _pg_probed = True
+        try:
+            import psycopg
+
+            with psycopg.connect(POSTGRES_URL, connect_timeout=2) as conn:
+                conn.execute("SELECT 1")
+        except Exception as exc:
+            _pg_unreachable = (
+                f"no PostgreSQL at {POSTGRES_HOST}:{POSTGRES_PORT} "
+                f"({type(exc).__name__}: {str(exc).strip()[:200]})"
+            )
+    return _pg_unreachable
+
+
+def drop_schema(schema: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(POSTGRES_URL, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))

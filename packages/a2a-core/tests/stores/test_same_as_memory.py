@@ -17,7 +17,7 @@ from a2a_core.adapters import open_task_store
 from a2a_core.stores import MemoryTaskStore, TaskPage, TaskQuery, TaskStore
 from a2a_core.testing.fakes import make_task
 from a2a_core.types import TaskState, TaskStatus
-from store_support import REDIS_URL
+from store_support import POSTGRES_URL, REDIS_URL
 
 OWNERS = ("alice", "bob", None)
 STATES = (TaskState.SUBMITTED, TaskState.WORKING, TaskState.COMPLETED, TaskState.FAILED)
@@ -31,14 +31,17 @@ INSTANTS: list[datetime | None] = [
 IDS = ["Z", "a", "é", "日本", "task", "Task", "t-"]
 
 
-@pytest.fixture(params=["sqlite", "redis"])
+@pytest.fixture(params=["sqlite", "redis", "postgres"])
 async def store(request: pytest.FixtureRequest) -> AsyncIterator[TaskStore]:
     if request.param == "sqlite":
         tmp = request.getfixturevalue("tmp_path")
         made = open_task_store(f"sqlite:///{tmp / 'tasks.db'}")
-    else:
+    elif request.param == "redis":
         prefix = request.getfixturevalue("redis_prefix")
         made = open_task_store(f"{REDIS_URL}?prefix={prefix}")
+    else:
+        schema = request.getfixturevalue("postgres_schema")
+        made = open_task_store(f"{POSTGRES_URL}?schema={schema}")
     yield made
     await made.aclose()
 

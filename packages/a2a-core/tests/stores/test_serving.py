@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 from a2a_core import A2AClient, EchoAgent, configure_service, create_app, running_server
 from a2a_core.stores.sqlite import SqliteTaskStore
 from a2a_core.types import TaskState
@@ -15,6 +16,7 @@ from cli_support import (  # pyright: ignore[reportMissingImports] - tests/cli/c
     AGENTS_FILE,
     ServeProcess,
 )
+from store_support import POSTGRES_URL, REDIS_URL
 
 
 @asynccontextmanager
@@ -31,8 +33,18 @@ async def echo_app(store_url: str) -> AsyncIterator[A2AClient]:
         await service.aclose()  # what the app's lifespan does at shutdown
 
 
-async def test_tasks_survive_a_restart_of_the_asgi_app(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'tasks.db'}"
+@pytest.fixture(params=["sqlite", "redis", "postgres"])
+def durable_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A store URL whose tasks outlive the service that wrote them."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'tasks.db'}"
+    if request.param == "redis":
+        return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
+    return f"{POSTGRES_URL}?schema={request.getfixturevalue('postgres_schema')}"
+
+
+async def test_tasks_survive_a_restart_of_the_asgi_app(durable_url: str) -> None:
+    url = durable_url
     async with echo_app(url) as client:
         sent = await client.send("remember me")
         assert sent.task is not None
@@ -86,3 +98,27 @@ async def test_a2a_serve_store_keeps_a_conversation_across_restarts(tmp_path: Pa
             assert answered.text == "Hello, Ada"
             assert answered.task is not None
             assert answered.task.id == asked.task.id
+
+
+async def test_a2a_serve_on_postgres_keeps_a_conversation_across_restarts(
+    tmp_path: Path, postgres_schema: str
+) -> None:
+    """``a2a serve --store postgresql://...``: a paused task is answered by the next server,
+    and the banner never shows the password."""
+    url = f"postgresql://postgres:not-needed@127.0.0.1:5432/test?schema={postgres_schema}"
+    args = [f"{AGENTS_FILE}:ScriptedAgent", "--port", "0", "--store", url]
+    with ServeProcess(args, cwd=tmp_path) as proc:
+        served = await asyncio.to_thread(proc.start)
+        async with await A2AClient.connect(served) as client:
+            asked = await client.send("ask")
+            assert asked.task is not None
+            assert asked.state is TaskState.INPUT_REQUIRED
+    with ServeProcess(args, cwd=tmp_path) as proc:
+        served = await asyncio.to_thread(proc.start)
+        async with await A2AClient.connect(served) as client:
+            answered = await client.send("Ada", task=asked.task.id)
+            assert answered.state is TaskState.COMPLETED
+            assert answered.text == "Hello, Ada"
+        output = proc.output()
+    assert "not-needed" not in output
+    assert "postgres:***@127.0.0.1:5432" in output

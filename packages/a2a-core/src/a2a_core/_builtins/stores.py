@@ -1,4 +1,4 @@
-"""Built-in plugin: the durable ``sqlite://`` and the shared ``redis://`` task stores.
+"""Built-in plugin: the durable ``sqlite://``, the shared ``redis://`` and ``postgresql://`` stores.
 
 - ``sqlite:///relative/tasks.db``, ``sqlite:////absolute/tasks.db`` (the
   SQLAlchemy convention: the path follows the third slash), ``sqlite://:memory:``;
@@ -6,6 +6,10 @@
 - ``redis://[:password@]host:port/db`` (``rediss://`` for TLS); options
   ``?prefix=NAME`` (default ``a2a``) and ``?max_tasks=N``; other query options
   go to redis-py (``socket_timeout``...).
+- ``postgresql://user[:password]@host:port/db`` (or ``postgres://``); options
+  ``?schema=NAME`` (default ``public``), ``?max_tasks=N``, ``?max_sends=N``,
+  ``?pool_min=N``, ``?pool_max=N``; other query options go to libpq
+  (``sslmode``, ``connect_timeout``...).
 
 Both factories only parse: the database is opened on first use.
 """
@@ -17,11 +21,12 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from ..hookspecs import hookimpl
 from ..stores import TaskStore
+from ..stores.postgres import PostgresTaskStore
 from ..stores.redis import RedisTaskStore
 from ..stores.registry import TaskStoreRegistrar
 from ..stores.sqlite import SqliteTaskStore
 
-__all__ = ["open_redis_store", "open_sqlite_store"]
+__all__ = ["open_postgres_store", "open_redis_store", "open_sqlite_store"]
 
 _MEMORY = frozenset({":memory:", "/:memory:"})
 
@@ -63,6 +68,39 @@ def open_redis_store(url: str) -> TaskStore:
     return RedisTaskStore(client_url, prefix=prefix, max_tasks=max_tasks)
 
 
+_POSTGRES_OPTIONS = ("schema", "max_tasks", "max_sends", "pool_min", "pool_max")
+
+
+def open_postgres_store(url: str) -> TaskStore:
+    """A ``PostgresTaskStore``; the options above are ours, other query options libpq's."""
+    parts = urlsplit(url)
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    ours: dict[str, list[str]] = {}
+    for key, value in pairs:
+        if key in _POSTGRES_OPTIONS:
+            ours.setdefault(key, []).append(value)
+    for name, values in ours.items():
+        if len(values) > 1:
+            raise ValueError(f"{name} is given {len(values)} times")
+    schema = ours["schema"][0] if "schema" in ours else "public"
+    if not schema:
+        raise ValueError("schema must not be empty")
+    pool_min = ours.get("pool_min")
+    if pool_min is not None and not pool_min[0].isdigit():
+        raise ValueError(f"pool_min must be one integer >= 0, not {pool_min!r}")
+    rest = urlencode([(k, v) for k, v in pairs if k not in _POSTGRES_OPTIONS])
+    scheme = "postgresql" if parts.scheme.lower() == "postgres" else parts.scheme
+    conninfo = urlunsplit(parts._replace(scheme=scheme, query=rest))
+    return PostgresTaskStore(
+        conninfo,
+        schema=schema,
+        max_tasks=_positive(ours, "max_tasks"),
+        max_sends=_positive(ours, "max_sends") or 100_000,
+        min_size=int(pool_min[0]) if pool_min is not None else 1,
+        max_size=_positive(ours, "pool_max") or 10,
+    )
+
+
 def _options(query: str, scheme: str, known: set[str]) -> dict[str, list[str]]:
     options: dict[str, list[str]] = {}
     for key, value in parse_qsl(query, keep_blank_values=True):
@@ -88,3 +126,5 @@ def a2a_register_task_stores(register: TaskStoreRegistrar) -> None:
     register("sqlite", open_sqlite_store)
     register("redis", open_redis_store)
     register("rediss", open_redis_store)
+    register("postgresql", open_postgres_store)
+    register("postgres", open_postgres_store)

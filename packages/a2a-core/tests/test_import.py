@@ -124,3 +124,75 @@ def test_without_the_grpc_extra_http_works_and_grpc_is_named() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().endswith("ok")
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "a2a_core",
+        "a2a_core.telemetry",
+        "a2a_core.server.serve",
+        "a2a_core.client",
+        "a2a_core.cli.main",
+    ],
+)
+def test_opentelemetry_is_not_imported_unless_enabled(module: str) -> None:
+    """The ``otel`` extra costs nothing until ``telemetry.enable()``: not even an import."""
+    _, tops = _probe(module)
+    assert "opentelemetry" not in tops
+
+
+_SERVE_AND_CALL = """
+import asyncio, json, sys
+{block}
+from a2a_core import telemetry
+from a2a_core.client import A2AClient
+from a2a_core.server.serve import running_server
+
+async def echo(context):
+    return "echo: " + context.text
+
+async def main():
+    async with running_server(echo, log_level="info") as srv:
+        async with A2AClient.for_endpoint(srv.url) as client:
+            text = await client.send_text("hi")
+    return text
+
+text = asyncio.run(main())
+before = "opentelemetry" in sys.modules
+try:
+    telemetry.enable()
+    enabled = "enabled"
+except telemetry.TelemetryUnavailableError as exc:
+    enabled = str(exc)
+after = "opentelemetry" in sys.modules
+print(json.dumps({{"text": text, "before": before, "after": after, "enable": enabled}}))
+"""
+
+_BLOCK_OTEL = """
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name == "opentelemetry" or name.startswith("opentelemetry."):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return None
+
+sys.meta_path.insert(0, Blocker())
+"""
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_serving_and_calling_without_enabling_never_loads_opentelemetry(installed: bool) -> None:
+    """A full request (access log on) with telemetry off, with the extra present or absent;
+    enabling without it says which extra to install."""
+    code = _SERVE_AND_CALL.format(block="" if installed else _BLOCK_OTEL)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["text"] == "echo: hi"
+    assert report["before"] is False
+    if installed:
+        assert report["enable"] == "enabled"
+        assert report["after"] is True  # enable() loaded it: the probe can see an import
+    else:
+        assert "a2a-adapters-core[otel]" in report["enable"]

@@ -36,6 +36,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.bindings",
     "a2a_core.grpc",
     "a2a_core.identity",
+    "a2a_core.telemetry",
     "a2a_core.auth",
     "a2a_core.adapters",
     "a2a_core.hookspecs",

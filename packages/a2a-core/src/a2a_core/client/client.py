@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Self, cast
 import httpx
 from pydantic import BaseModel
 
+from .. import telemetry as _telemetry
 from ..bindings import TransportConfig, binding
 from ..errors import InvalidAgentResponseError
 from ..types import (
@@ -374,14 +375,30 @@ class A2AClient:
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> Any:
         """Run any unary operation with a ready request model."""
-        return await self.transport.call(op, request, options or self._default_options)
+        return await self._call(op, request, options or self._default_options)
 
     def open_stream(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
     ) -> EventStream:
         """Run any streaming operation with a ready request model."""
         options = options or self._default_options
-        return EventStream(lambda: self.transport.open_stream(op, request, options))
+        return EventStream(lambda: self._open_stream(op, request, options))
+
+    async def _call(self, op: Operation, request: BaseModel, options: CallOptions | None) -> Any:
+        hooks = _telemetry.active
+        if hooks is None:
+            return await self.transport.call(op, request, options)
+        return await hooks.client_call(self.transport, op, request, options, self.transport.call)
+
+    async def _open_stream(
+        self, op: Operation, request: BaseModel, options: CallOptions | None
+    ) -> EventIterator:
+        hooks = _telemetry.active
+        if hooks is None:
+            return await self.transport.open_stream(op, request, options)
+        return await hooks.client_stream(
+            self.transport, op, request, options, self.transport.open_stream
+        )
 
     # -- sending --------------------------------------------------------------------
     def build_request(
@@ -478,7 +495,7 @@ class A2AClient:
             push_config=push_config,
             metadata=metadata,
         )
-        result = await self.transport.call(Operation.SEND_MESSAGE, request, self._default_options)
+        result = await self._call(Operation.SEND_MESSAGE, request, self._default_options)
         return SendResult(cast(Task | Message, result))
 
     async def send_text(self, text: str, **kwargs: Any) -> str:
@@ -519,7 +536,7 @@ class A2AClient:
         """The task as the agent knows it now."""
         task_id = _task_id(task)
         request = GetTaskRequest(tenant=self.tenant, id=task_id, history_length=history_length)
-        result = await self.transport.call(Operation.GET_TASK, request, self._default_options)
+        result = await self._call(Operation.GET_TASK, request, self._default_options)
         return _same_task(cast(Task, result), task_id)
 
     async def list_tasks(
@@ -544,7 +561,7 @@ class A2AClient:
             status_timestamp_after=status_timestamp_after,
             include_artifacts=include_artifacts,
         )
-        result = await self.transport.call(Operation.LIST_TASKS, request, self._default_options)
+        result = await self._call(Operation.LIST_TASKS, request, self._default_options)
         return cast(ListTasksResponse, result)
 
     async def iter_tasks(
@@ -583,7 +600,7 @@ class A2AClient:
         """Ask the agent to cancel the task; the task as it is afterwards."""
         task_id = _task_id(task)
         request = CancelTaskRequest(tenant=self.tenant, id=task_id)
-        result = await self.transport.call(Operation.CANCEL_TASK, request, self._default_options)
+        result = await self._call(Operation.CANCEL_TASK, request, self._default_options)
         return _same_task(cast(Task, result), task_id)
 
     def subscribe(self, task: TaskRef) -> EventStream:
@@ -614,9 +631,7 @@ class A2AClient:
                 token=token,
                 authentication=authentication,
             )
-        result = await self.transport.call(
-            Operation.CREATE_PUSH_CONFIG, config, self._default_options
-        )
+        result = await self._call(Operation.CREATE_PUSH_CONFIG, config, self._default_options)
         return cast(TaskPushNotificationConfig, result)
 
     async def get_push_config(self, task: TaskRef, config_id: str) -> TaskPushNotificationConfig:
@@ -624,9 +639,7 @@ class A2AClient:
         request = GetTaskPushNotificationConfigRequest(
             tenant=self.tenant, task_id=_task_id(task), id=config_id
         )
-        result = await self.transport.call(
-            Operation.GET_PUSH_CONFIG, request, self._default_options
-        )
+        result = await self._call(Operation.GET_PUSH_CONFIG, request, self._default_options)
         return cast(TaskPushNotificationConfig, result)
 
     async def list_push_configs(
@@ -640,9 +653,7 @@ class A2AClient:
         request = ListTaskPushNotificationConfigsRequest(
             tenant=self.tenant, task_id=_task_id(task), page_size=page_size, page_token=page_token
         )
-        result = await self.transport.call(
-            Operation.LIST_PUSH_CONFIGS, request, self._default_options
-        )
+        result = await self._call(Operation.LIST_PUSH_CONFIGS, request, self._default_options)
         return cast(ListTaskPushNotificationConfigsResponse, result)
 
     async def delete_push_config(self, task: TaskRef, config_id: str) -> None:
@@ -650,15 +661,13 @@ class A2AClient:
         request = DeleteTaskPushNotificationConfigRequest(
             tenant=self.tenant, task_id=_task_id(task), id=config_id
         )
-        await self.transport.call(Operation.DELETE_PUSH_CONFIG, request, self._default_options)
+        await self._call(Operation.DELETE_PUSH_CONFIG, request, self._default_options)
 
     # -- cards ----------------------------------------------------------------------
     async def get_extended_card(self) -> AgentCard:
         """The authenticated extended card; it replaces ``card`` for this client."""
         request = GetExtendedAgentCardRequest(tenant=self.tenant)
-        result = await self.transport.call(
-            Operation.GET_EXTENDED_CARD, request, self._default_options
-        )
+        result = await self._call(Operation.GET_EXTENDED_CARD, request, self._default_options)
         card = cast(AgentCard, result)
         self.card = card
         return card

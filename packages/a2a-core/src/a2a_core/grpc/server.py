@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any, Protocol, cast
 
 import grpc
@@ -34,6 +35,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message as ProtoMessage
 from pydantic import BaseModel
 
+from .. import telemetry as _telemetry
 from ..errors import (
     A2AError,
     HttpStatusMapping,
@@ -62,6 +64,18 @@ from .proto import (
 __all__ = ["GrpcServer", "grpc_address"]
 
 logger = logging.getLogger("a2a_core.grpc")
+
+_RESULT: ContextVar[Any] = ContextVar("a2a_grpc_result", default=None)
+"""The answer of the unary call in progress (read by its span; set only while tracing)."""
+_FAILED: ContextVar[A2AError | None] = ContextVar("a2a_grpc_failed", default=None)
+"""The A2A error the call in progress aborted with (set only while tracing)."""
+
+
+def _a2a_error(failure: BaseException | None) -> BaseException | None:
+    """What a traced call failed with: the A2A error behind an abort, else the exception."""
+    found = _FAILED.get()
+    return found if found is not None else failure
+
 
 _STATUS = {name: code for code in grpc.StatusCode for name in (code.name,)}
 
@@ -159,9 +173,17 @@ class _Binding:
         out = response_class(op)
 
         async def handle(raw: Any, context: grpc.aio.ServicerContext[Any, Any]) -> ProtoMessage:
+            hooks = _telemetry.active
+            if hooks is not None:
+                return await self._traced(hooks, op, raw, context, answer)
+            return await answer(raw, context)
+
+        async def answer(raw: Any, context: grpc.aio.ServicerContext[Any, Any]) -> ProtoMessage:
             try:
                 request, call = await self._prepare(op, raw, context)
                 result = await self.service.handle(op, request, call)
+                if _telemetry.active is not None:
+                    _RESULT.set(result)
                 return encode_value(out, self.codec.encode_result(op, result))
             except A2AError as exc:
                 await self._abort(context, exc)
@@ -184,10 +206,20 @@ class _Binding:
             raw: Any, context: grpc.aio.ServicerContext[Any, Any]
         ) -> AsyncIterator[ProtoMessage]:
             events: AsyncIterator[Any] | None = None
+            hooks = _telemetry.active
+            span = None
+            if hooks is not None:
+                span = hooks.grpc_start(op, _headers(context))
+                _FAILED.set(None)
+            last: Any = None
+            failure: BaseException | None = None
             try:
                 request, call = await self._prepare(op, raw, context)
                 events = await self.service.open_stream(op, request, call)
+                if hooks is not None:
+                    hooks.stream_opened()
                 async for event in events:
+                    last = event
                     yield encode_value(out, self.codec.encode_event(event))
             except A2AError as exc:
                 await self._abort(context, exc)
@@ -197,15 +229,46 @@ class _Binding:
             except Exception:
                 logger.exception("gRPC %s failed", op.value)
                 await self._abort(context, InternalError())
+            except BaseException as exc:
+                failure = exc
+                raise
             finally:
                 if events is not None:
                     closer = getattr(events, "aclose", None)
                     if closer is not None:
                         await closer()
+                    if hooks is not None:
+                        hooks.stream_closed()
+                if span is not None and hooks is not None:
+                    hooks.grpc_end(span, op, last, _a2a_error(failure))
 
         return handle
 
+    async def _traced(
+        self,
+        hooks: Any,
+        op: Operation,
+        raw: Any,
+        context: grpc.aio.ServicerContext[Any, Any],
+        answer: Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[ProtoMessage]],
+    ) -> ProtoMessage:
+        """A unary call inside its SERVER span (the caller's trace from the metadata)."""
+        span = hooks.grpc_start(op, _headers(context))
+        token = _RESULT.set(None)
+        _FAILED.set(None)
+        failure: BaseException | None = None
+        try:
+            return await answer(raw, context)
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            hooks.grpc_end(span, op, _RESULT.get(), _a2a_error(failure))
+            _RESULT.reset(token)
+
     async def _abort(self, context: grpc.aio.ServicerContext[Any, Any], error: A2AError) -> None:
+        if _telemetry.active is not None:
+            _FAILED.set(error)
         name = error.grpc_status_for(self.mapping)
         code = GRPC_STATUS_CODES.get(name, GRPC_STATUS_CODES["INTERNAL"])
         context.set_trailing_metadata([(STATUS_DETAILS_KEY, encode_status(code, error))])

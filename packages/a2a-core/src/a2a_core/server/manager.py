@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from .. import telemetry as _telemetry
 from ..errors import (
     A2AError,
     InternalError,
@@ -122,6 +123,8 @@ class TaskRun:
         self.done = asyncio.Event()
         """Set when the run has ended."""
         self.handle: asyncio.Task[None] | None = None
+        self.span: Any = None
+        """The run's span while telemetry traces it (events go there)."""
         self._lock = asyncio.Lock()
         self._emitted = False
 
@@ -282,6 +285,13 @@ class TaskRun:
 
     async def run(self, executor: AgentExecutor) -> None:
         """Execute the agent and turn its ending into the task's outcome."""
+        hooks = _telemetry.active
+        if hooks is None:
+            await self._execute(executor)
+        else:
+            await hooks.run(self, self._execute(executor))
+
+    async def _execute(self, executor: AgentExecutor) -> None:
         # The updater is made here, not kept on the run: no reference cycle, so a
         # finished run is freed at once by reference counting, not by the GC.
         updater = self.new_updater()
@@ -352,6 +362,11 @@ class TaskManager:
         observers: Sequence[TaskObserver] = (),
     ) -> None:
         self.executor = executor
+        hooks = _telemetry.active
+        if hooks is not None:
+            from .._otel.store import TimedStore
+
+            store = TimedStore(store, hooks)
         self.store = store
         self.bus: EventBus = bus if bus is not None else MemoryEventBus()
         self.config = config or ManagerConfig()
@@ -371,6 +386,11 @@ class TaskManager:
 
     def notify(self, task: Task, event: StreamEvent, previous: TaskState | None) -> None:
         """Tell every observer about a task's event; one that raises is logged, not fatal."""
+        hooks = _telemetry.active
+        if hooks is not None:
+            run = self._active.get(task.id)
+            if run is not None and run.span is not None:
+                hooks.task_event(run.span, event, previous)
         for observer in self.observers:
             try:
                 observer(task, event, previous)

@@ -15,11 +15,13 @@ have no level set and Python's default is WARNING), the app checks
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from ... import telemetry as _telemetry
 from ...errors import A2AError
 from ...types import Message, StreamEvent, Task, TaskStatusUpdateEvent
 from .http import Receive, Scope, Send
@@ -28,11 +30,13 @@ from .sse import close_events
 __all__ = [
     "ACCESS_KEY",
     "AccessRecord",
+    "JsonLogFormatter",
     "RecordedEvents",
     "access_logger",
     "label",
     "logged",
     "use_log_level",
+    "wanted",
 ]
 
 access_logger = logging.getLogger("a2a_core.access")
@@ -44,14 +48,29 @@ ACCESS_KEY = "a2a.access"
 class AccessRecord:
     """What the endpoints learnt about one request, for its access-log line."""
 
-    __slots__ = ("binding", "error", "method", "started", "state", "status", "task_id", "version")
+    __slots__ = (
+        "binding",
+        "context_id",
+        "error",
+        "method",
+        "operation",
+        "started",
+        "state",
+        "status",
+        "task_id",
+        "version",
+    )
 
     def __init__(self) -> None:
         self.started = time.perf_counter()
         self.binding = "-"
         self.method: str | None = None
+        """The method as the caller named it (``message/send``, ``SendMessage``)."""
+        self.operation: str | None = None
+        """The A2A operation (``SendMessage``), whatever the binding and version."""
         self.version: str | None = None
         self.task_id: str | None = None
+        self.context_id: str | None = None
         self.state: str | None = None
         self.error: int | None = None
         self.status = 0
@@ -66,17 +85,23 @@ class AccessRecord:
         )
         if isinstance(found, str):
             self.task_id = found
+        context_id = getattr(message, "context_id", None) if message is not None else None
+        if isinstance(context_id, str) and context_id:
+            self.context_id = context_id
 
     def result(self, result: Any) -> None:
         """The task id and state of an answer (a Task, a Message, a stream event)."""
         if isinstance(result, Task):
             self.task_id = result.id
+            self.context_id = result.context_id
             self.state = _state(result.status.state)
         elif isinstance(result, TaskStatusUpdateEvent):
             self.task_id = result.task_id
+            self.context_id = result.context_id
             self.state = _state(result.status.state)
         elif isinstance(result, Message):
             self.task_id = result.task_id or self.task_id
+            self.context_id = result.context_id or self.context_id
         else:
             task_id = getattr(result, "task_id", None)
             if isinstance(task_id, str):
@@ -94,8 +119,10 @@ class AccessRecord:
         method = self.method or "-"
         if self.version:
             method = f"{method} ({self.version})"
+        ids = _telemetry.trace_ids()
+        trace_id, span_id = ids if ids is not None else (None, None)
         access_logger.info(
-            '%s "%s %s" %s %s task=%s %d %s %.1fms',
+            '%s "%s %s" %s %s task=%s %d %s %.1fms%s',
             who,
             scope.get("method", "-"),
             target,
@@ -105,11 +132,18 @@ class AccessRecord:
             self.status,
             outcome,
             duration,
+            f" trace={trace_id} span={span_id}" if ids is not None else "",
             extra={
+                "client_address": who,
+                "http_method": scope.get("method", "-"),
+                "http_target": target,
+                "trace_id": trace_id,
+                "span_id": span_id,
                 "a2a_binding": self.binding,
                 "a2a_method": self.method,
                 "a2a_version": self.version,
                 "a2a_task_id": self.task_id,
+                "a2a_context_id": self.context_id,
                 "a2a_state": self.state,
                 "a2a_error": self.error,
                 "http_status": self.status,
@@ -125,19 +159,68 @@ def label(scope: Scope, binding: str) -> None:
         access.binding = binding
 
 
-def use_log_level(level: str | int) -> None:
+def use_log_level(level: str | int, log_format: str = "text") -> None:
     """Log ``a2a_core`` (the access log included, at ``info``) at ``level``, as uvicorn's.
 
     Servers started by ``serve``/``a2a serve`` call this with their ``log_level``.
     When the process has no logging configured (no handler on the root or the
-    ``a2a_core`` logger), a stderr handler is added so that the lines show.
+    ``a2a_core`` logger), a stderr handler is added so that the lines show;
+    ``log_format="json"`` makes it write one JSON object per line
+    (``JsonLogFormatter``), and switches a handler added earlier to it.
     """
+    if log_format not in ("text", "json"):
+        raise ValueError("log_format must be 'text' or 'json'")
     core = logging.getLogger("a2a_core")
     core.setLevel(level.upper() if isinstance(level, str) else level)
-    if not core.handlers and not logging.getLogger().handlers:
+    formatter = (
+        JsonLogFormatter()
+        if log_format == "json"
+        else logging.Formatter("%(levelname)s:     %(name)s: %(message)s")
+    )
+    ours = [h for h in core.handlers if getattr(h, _OURS, False)]
+    if ours:
+        for handler in ours:
+            handler.setFormatter(formatter)
+    elif not core.handlers and not logging.getLogger().handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s:     %(name)s: %(message)s"))
+        setattr(handler, _OURS, True)
+        handler.setFormatter(formatter)
         core.addHandler(handler)
+
+
+_OURS = "_a2a_core_handler"
+
+_RECORD_FIELDS = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+
+
+class JsonLogFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, and the record's extras.
+
+    The access log's extras (``a2a_method``, ``http_status``, ``duration_ms``,
+    ``trace_id``, ``span_id`` ...) become fields, so a log store can join a
+    line to its trace. Other records get the current trace ids when telemetry is on.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        for key, value in record.__dict__.items():
+            if key not in _RECORD_FIELDS and not key.startswith("_") and value is not None:
+                entry[key] = value
+        if "trace_id" not in entry:
+            ids = _telemetry.trace_ids()
+            if ids is not None:
+                entry["trace_id"], entry["span_id"] = ids
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str, separators=(",", ":"))
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        return time.strftime(datefmt or "%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
 
 
 def _state(state: Any) -> str:
@@ -151,12 +234,15 @@ class RecordedEvents:
     the subscription behind it is released even when no event was read.
     """
 
-    __slots__ = ("_events", "_record", "_started")
+    __slots__ = ("_events", "_hooks", "_record", "_started")
 
     def __init__(self, events: AsyncIterator[StreamEvent], record: AccessRecord) -> None:
         self._events = events
         self._record = record
         self._started = False
+        self._hooks = _telemetry.active
+        if self._hooks is not None:
+            self._hooks.stream_opened()
 
     def __aiter__(self) -> RecordedEvents:
         return self
@@ -172,13 +258,29 @@ class RecordedEvents:
         return event
 
     async def aclose(self) -> None:
-        await close_events(self._events, started=self._started)
+        try:
+            await close_events(self._events, started=self._started)
+        finally:
+            hooks, self._hooks = self._hooks, None
+            if hooks is not None:
+                hooks.stream_closed()
+
+
+def wanted() -> bool:
+    """Whether requests need an ``AccessRecord``: the access log or telemetry is on."""
+    return _telemetry.active is not None or access_logger.isEnabledFor(logging.INFO)
 
 
 async def logged(app: Any, scope: Scope, receive: Receive, send: Send) -> None:
-    """Run ``app`` for one request with an ``AccessRecord`` in its scope, then log the line."""
+    """Run ``app`` for one request with an ``AccessRecord`` in its scope, then log the line.
+
+    With telemetry on, the request runs inside its SERVER span (continuing the
+    caller's trace), which the record names and attributes at the end.
+    """
     record = AccessRecord()
     scope[ACCESS_KEY] = record
+    hooks = _telemetry.active
+    span = hooks.server_start(scope) if hooks is not None else None
 
     async def recording_send(message: Any) -> None:
         if message["type"] == "http.response.start":
@@ -188,4 +290,9 @@ async def logged(app: Any, scope: Scope, receive: Receive, send: Send) -> None:
     try:
         await app(scope, receive, recording_send)
     finally:
-        record.log(scope)
+        try:
+            if access_logger.isEnabledFor(logging.INFO):
+                record.log(scope)
+        finally:
+            if span is not None and hooks is not None:
+                hooks.server_end(span, record)

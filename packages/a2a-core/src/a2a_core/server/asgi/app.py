@@ -22,7 +22,8 @@ from ...wire import DEFAULT_LIMITS, Codec, DecodeLimits, V10Codec, dumps
 from ..head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT, head_too_large
 from ..options import AppOptions
 from ..service import A2AService, ConfigurationError
-from .access import ACCESS_KEY, access_logger, label, logged
+from .access import ACCESS_KEY, label, logged
+from .access import wanted as access_wanted
 from .card_route import CARD_PATHS, CardDocument, PublishedCard, card_document
 from .edge import Authenticate, Edge
 from .http import Receive, Scope, Send, header_map, send_bytes
@@ -141,7 +142,7 @@ class A2AApp:
             if kind == "lifespan":
                 await self._lifespan(receive, send)
             return  # websockets are not part of A2A: the server closes them
-        if access_logger.isEnabledFor(logging.INFO) and ACCESS_KEY not in scope:
+        if ACCESS_KEY not in scope and access_wanted():
             await logged(self, scope, receive, send)  # comes back here, with a record
             return
         if head_too_large(scope["headers"], self.max_header_bytes, self.max_header_count):

@@ -153,6 +153,7 @@ class JsonRpcEndpoint:
             extensions, extra = edge.extensions(headers)
             if access is not None:
                 access.method, access.version = method, name_version
+                access.operation = op.value
             request = codec.decode_request(op, params)
             if access is not None:
                 access.request(request)

@@ -225,7 +225,7 @@ class RestEndpoint:
         extra: list[tuple[bytes, bytes]] = []
         access: AccessRecord | None = scope.get(ACCESS_KEY)
         if access is not None:
-            access.method = op.value
+            access.method = access.operation = op.value
         try:
             principal = (
                 await edge.principal(headers)

@@ -35,9 +35,11 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from types import TracebackType
+from typing import Any
 
 import httpx
 
+from ... import telemetry as _telemetry
 from ...errors import InvalidParamsError
 from ...types import (
     StreamEvent,
@@ -125,6 +127,8 @@ class _Event:
     event: StreamEvent
     at_ns: int
     final: bool
+    trace: Any = None
+    """The trace context the event was made in (only while telemetry is on)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +138,7 @@ class _Delivery:
     task: Task
     event: StreamEvent
     final: bool
+    trace: Any = None
 
 
 @dataclass(slots=True)
@@ -209,6 +214,13 @@ def _wire_version(version: str) -> str:
     if version.startswith("1."):
         return "1.0"
     raise InvalidParamsError(f"Unknown protocol version {version!r} for a push config")
+
+
+def _origin(policy: UrlPolicy, url: str) -> str:
+    try:
+        return policy.parse(url).safe_origin
+    except (TargetRefusedError, ValueError):
+        return "-"
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -362,7 +374,9 @@ class PushNotificationService:
             lost = self._intake.popleft()
             self._drop(f"push queue full ({self.max_queue}); dropped an event of {lost.task.id}")
         final = isinstance(event, TaskStatusUpdateEvent) and event.status.state.is_terminal
-        self._intake.append(_Event(task, event, time.time_ns(), final))
+        hooks = _telemetry.active
+        carried = hooks.current() if hooks is not None else None
+        self._intake.append(_Event(task, event, time.time_ns(), final, carried))
         assert self._wake is not None
         self._wake.set()
 
@@ -472,7 +486,9 @@ class PushNotificationService:
         lane = self._lanes.get(key)
         if lane is None:
             lane = self._lanes[key] = _Lane()
-        delivery = _Delivery(key[0], key[1], item.task, whole_artifact(item), item.final)
+        delivery = _Delivery(
+            key[0], key[1], item.task, whole_artifact(item), item.final, item.trace
+        )
         if lane.queue and _supersedes(entry.version, delivery, lane.queue[-1]):
             # The newest whole state replaces one still waiting (never one in flight).
             lane.queue[-1] = replace(delivery, final=delivery.final or lane.queue[-1].final)
@@ -516,7 +532,19 @@ class PushNotificationService:
         entry = await self.store.get(delivery.task_id, delivery.config_id)
         if entry is None:
             return  # deleted meanwhile: nothing to do
-        if await self._post(entry, delivery):
+        hooks = _telemetry.active
+        if hooks is None:
+            delivered = await self._post(entry, delivery)
+        else:
+            span, headers = hooks.push_start(
+                delivery.trace, _origin(self.policy, entry.config.url), delivery.task_id
+            )
+            delivered = False
+            try:
+                delivered = await self._post(entry, delivery, headers)
+            finally:
+                hooks.push_end(span, delivered)
+        if delivered:
             self._counters.delivered += 1
         else:
             self._counters.failed += 1
@@ -534,13 +562,21 @@ class PushNotificationService:
             )
         return self._client
 
-    async def _post(self, entry: PushConfigEntry, delivery: _Delivery) -> bool:
-        """One delivery with retries; True when the webhook accepted it."""
+    async def _post(
+        self, entry: PushConfigEntry, delivery: _Delivery, trace: dict[str, str] | None = None
+    ) -> bool:
+        """One delivery with retries; True when the webhook accepted it.
+
+        ``trace``: W3C trace headers to send (telemetry on), so the receiver can
+        continue the task's trace.
+        """
         config = entry.config
         where = f"task {delivery.task_id} config {delivery.config_id}"
         try:
             origin = self.policy.parse(config.url).safe_origin
             body, headers = render(config, entry.version, delivery.task, delivery.event)
+            if trace:
+                headers = {**headers, **trace}
         except (TargetRefusedError, ValueError) as exc:
             logger.warning("push for %s not sent: %s", where, exc)
             return False

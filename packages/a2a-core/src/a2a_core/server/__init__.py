@@ -3,8 +3,9 @@
 from .._api import publish as _publish
 from .artifact_stream import ArtifactStream
 from .cancellation import CancellationToken, CancelledByClient
+from .channel import ChannelListener, MemoryTaskChannel, TaskChannel, channel_for
 from .context import Principal, ServerCallContext
-from .events import EventBus, MemoryEventBus, Subscription
+from .events import EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext, as_executor
 from .manager import ManagerConfig, TaskManager
 from .push_api import PushNotifier
@@ -17,18 +18,23 @@ __all__ = [
     "ArtifactStream",
     "CancellationToken",
     "CancelledByClient",
+    "ChannelListener",
     "ConfigurationError",
     "EventBus",
+    "EventsLost",
     "ManagerConfig",
     "MemoryEventBus",
+    "MemoryTaskChannel",
     "Principal",
     "PushNotifier",
     "RequestContext",
     "ServerCallContext",
     "Subscription",
+    "TaskChannel",
     "TaskManager",
     "TaskUpdater",
     "as_executor",
+    "channel_for",
 ]
 
 _publish(__name__, [value for name, value in globals().items() if name in __all__])

@@ -1,24 +1,76 @@
-"""The event bus: per-task ordered fan-out of events to streams and subscribers."""
+"""The event bus: per-task ordered fan-out of events to streams and subscribers.
+
+Every event carries an id: the task version its save produced (monotonic per
+task; 0 for the task before its first save, -1 for a direct message reply,
+which belongs to no task and is never replayed). Streams send it as the SSE
+``id``, and a resubscribe with ``Last-Event-ID`` asks for what came after it.
+
+The in-process bus keeps, for each task that has had a subscriber, a short
+replay buffer of its latest events (``replay_events`` per task, for the
+``replay_tasks`` most recently active tasks). A subscribe ``after`` an id the
+buffer still covers replays the missed events and continues live; one the
+buffer cannot prove complete raises ``EventsLost`` (the service then starts
+again from a snapshot). Tasks nobody ever streamed cost nothing here.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 
 from ..errors import ServerBusyError
 from ..types import StreamEvent
 
-__all__ = ["EventBus", "MemoryEventBus", "Subscription"]
+__all__ = ["EventBus", "EventsLost", "MemoryEventBus", "Subscription"]
 
 _CLOSED = object()
+NO_ID = -1
+"""The id of an event that belongs to no stored task version (a direct reply)."""
+
+
+class EventsLost(Exception):
+    """Events after the requested id are no longer retained (or were never recorded)."""
+
+
+class _Ring:
+    """The latest events of one task, and the id from which the record is complete."""
+
+    __slots__ = ("base", "events")
+
+    def __init__(self, base: int, size: int) -> None:
+        self.base = base
+        """Every event with an id above ``base`` is (or was) in ``events``."""
+        self.events: deque[tuple[int, StreamEvent]] = deque(maxlen=size)
+
+    def add(self, event_id: int, event: StreamEvent) -> None:
+        events = self.events
+        if len(events) == events.maxlen:
+            self.base = events[0][0]
+        events.append((event_id, event))
+
+    def after(self, event_id: int) -> list[tuple[int, StreamEvent]]:
+        if event_id < self.base:
+            raise EventsLost(f"events after {event_id} are past retention")
+        return [item for item in self.events if item[0] > event_id]
 
 
 class Subscription:
-    """One consumer's ordered view of a task's events. Iterate it; ``close()`` to leave."""
+    """One consumer's ordered view of a task's events. Iterate it; ``close()`` to leave.
 
-    __slots__ = ("_bus", "_closed", "_items", "_max_pending", "_waiter", "task_id")
+    ``event_id`` is the id of the event last returned (None before the first).
+    """
+
+    __slots__ = (
+        "_bus",
+        "_closed",
+        "_items",
+        "_max_pending",
+        "_waiter",
+        "event_id",
+        "task_id",
+    )
 
     def __init__(self, bus: MemoryEventBus, task_id: str, max_pending: int) -> None:
         self._bus = bus
@@ -27,6 +79,7 @@ class Subscription:
         self._waiter: asyncio.Future[None] | None = None
         self._closed = False
         self._max_pending = max_pending
+        self.event_id: int | None = None
 
     def _push(self, item: object) -> None:
         if self._closed:
@@ -62,7 +115,13 @@ class Subscription:
         if isinstance(item, ServerBusyError):
             self._detach()
             raise item
-        return item  # type: ignore[return-value]
+        self.event_id, event = item  # type: ignore[misc]
+        return event  # type: ignore[has-type]
+
+    @property
+    def pending(self) -> int:
+        """Events received and not yet read (a replay is pending in full when subscribed)."""
+        return len(self._items)
 
     def close(self) -> None:
         """Stop receiving events (idempotent)."""
@@ -81,12 +140,18 @@ class EventBus(ABC):
     """Fans each task's events out, in order, to every current subscriber."""
 
     @abstractmethod
-    def subscribe(self, task_id: str) -> Subscription:
-        """Start receiving the task's events from now on."""
+    def subscribe(
+        self, task_id: str, *, after: int | None = None, current: int | None = None
+    ) -> Subscription:
+        """Receive the task's events: from now on, or replayed from just ``after`` an id.
+
+        ``current`` (the task's version now) starts the task's replay record.
+        Raises ``EventsLost`` when the events after ``after`` are not all retained.
+        """
 
     @abstractmethod
-    def publish(self, task_id: str, event: StreamEvent) -> None:
-        """Deliver ``event`` to the task's subscribers."""
+    def publish(self, task_id: str, event: StreamEvent, event_id: int = NO_ID) -> None:
+        """Deliver ``event`` (with its id) to the task's subscribers."""
 
     @abstractmethod
     def end(self, task_id: str) -> None:
@@ -102,16 +167,46 @@ class EventBus(ABC):
 
 
 class MemoryEventBus(EventBus):
-    """In-process bus. ``max_pending`` bounds each subscriber's backlog."""
+    """In-process bus. ``max_pending`` bounds each subscriber's backlog.
 
-    def __init__(self, max_pending: int = 10_000) -> None:
+    ``replay_events`` (per task) and ``replay_tasks`` (tasks, least recently
+    published dropped first) bound the replay buffers; 0 turns replay off.
+    """
+
+    def __init__(
+        self, max_pending: int = 10_000, replay_events: int = 1000, replay_tasks: int = 1000
+    ) -> None:
+        if replay_events < 0 or replay_tasks < 0:
+            raise ValueError("replay_events and replay_tasks must be >= 0")
         self._subs: dict[str, set[Subscription]] = {}
         self._max_pending = max_pending
+        self._rings: OrderedDict[str, _Ring] = OrderedDict()
+        self._replay_events = replay_events
+        self._replay_tasks = replay_tasks if replay_events else 0
 
-    def subscribe(self, task_id: str) -> Subscription:
-        sub = Subscription(self, task_id, self._max_pending)
+    def subscribe(
+        self, task_id: str, *, after: int | None = None, current: int | None = None
+    ) -> Subscription:
+        ring = self._rings.get(task_id)
+        missed: list[tuple[int, StreamEvent]] = []
+        if after is not None:
+            if ring is None:
+                raise EventsLost(f"no events of task {task_id} are retained")
+            missed = ring.after(after)
+        elif ring is None and current is not None:
+            self.record(task_id, current)
+        sub = Subscription(self, task_id, self._max_pending + len(missed))
+        for item in missed:
+            sub._push(item)  # pyright: ignore[reportPrivateUsage]
         self._subs.setdefault(task_id, set()).add(sub)
         return sub
+
+    def record(self, task_id: str, base: int) -> None:
+        """Start the task's replay buffer (complete from ``base`` on) unless it has one."""
+        if self._replay_tasks and task_id not in self._rings:
+            self._rings[task_id] = _Ring(base, self._replay_events)
+            if len(self._rings) > self._replay_tasks:
+                self._rings.popitem(last=False)
 
     def unsubscribe(self, sub: Subscription) -> None:
         """Stop delivering a task's events to this subscription."""
@@ -121,11 +216,17 @@ class MemoryEventBus(EventBus):
             if not subs:
                 del self._subs[sub.task_id]
 
-    def publish(self, task_id: str, event: StreamEvent) -> None:
+    def publish(self, task_id: str, event: StreamEvent, event_id: int = NO_ID) -> None:
+        if self._rings and event_id != NO_ID:
+            ring = self._rings.get(task_id)
+            if ring is not None:
+                ring.add(event_id, event)
+                self._rings.move_to_end(task_id)
         subs = self._subs.get(task_id)
         if subs:
+            item = (event_id, event)
             for sub in tuple(subs):
-                sub._push(event)  # pyright: ignore[reportPrivateUsage]
+                sub._push(item)  # pyright: ignore[reportPrivateUsage]
 
     def end(self, task_id: str) -> None:
         subs = self._subs.pop(task_id, None)

@@ -9,6 +9,15 @@ its run, under the run's lock: each event is checked against the state
 machine, applied copy-on-write, saved (optimistic concurrency, re-applied on
 a conflict), then published. Streams therefore see events in order, and once
 a task is terminal (canceled, say) nothing can change it again.
+
+Each event's id is the task version its save produced. When the store's
+channel is shared (several instances, see ``channel``), an event goes to
+the channel first and then to this instance's bus, so a follower anywhere,
+and a resubscribe that replays from the channel, sees every event once. A
+cancel for a task that runs on another instance is sent through the channel
+to every instance; the one running it cancels the run (the agent is told and
+interrupted, its slot freed). If nobody reacts within ``remote_cancel_timeout``
+(the owner died), the canceling instance writes CANCELED itself.
 """
 
 from __future__ import annotations
@@ -46,8 +55,9 @@ from ..types import (
     new_id,
 )
 from .cancellation import CancellationToken, CancelledByClient
+from .channel import TaskChannel, channel_for
 from .context import ServerCallContext
-from .events import EventBus, MemoryEventBus, Subscription
+from .events import NO_ID, EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext
 from .task_state import IllegalTransitionError, apply_artifact, apply_status, continue_task
 from .updater import TaskUpdater
@@ -82,10 +92,14 @@ class ManagerConfig:
     """How long shutdown waits for agents to stop cooperatively."""
     expose_agent_errors: bool = False
     """Put an agent exception's text in the failed status (off: never leak internals)."""
+    remote_cancel_timeout: float = 2.0
+    """How long a cancel waits for the instance running the task before writing CANCELED itself."""
 
     def __post_init__(self) -> None:
         if self.max_background_tasks <= 0:
             raise ValueError("max_background_tasks must be > 0")
+        if self.remote_cancel_timeout <= 0:
+            raise ValueError("remote_cancel_timeout must be > 0")
         if self.max_history <= 0:
             raise ValueError("max_history must be > 0")
 
@@ -165,7 +179,7 @@ class TaskRun:
         if isinstance(event, Message):
             if self.allow_reply and not self._emitted:
                 self.reply = _as_reply(event, task)
-                self.manager.bus.publish(task.id, self.reply)
+                self.manager.bus.publish(task.id, self.reply, NO_ID)
                 self.settled.set()
                 return
             # Within a task, a reply message is the agent's final answer.
@@ -182,7 +196,10 @@ class TaskRun:
         new_task = await self._save(event)
         self._emitted = True
         manager = self.manager
-        manager.bus.publish(task.id, event)
+        version = self.version
+        if manager.channel.shared:
+            await manager.send_to_channel(task.id, version, event)
+        manager.bus.publish(task.id, event, version)
         if manager.observers:
             manager.notify(new_task, event, previous)
         state = new_task.status.state
@@ -319,6 +336,13 @@ class TaskRun:
         finally:
             try:
                 await self.persist()
+                state = self.state
+                channel = self.manager.channel
+                unsettled = not (state.is_terminal or state.is_interrupted)
+                if self.version and unsettled and channel.shared:
+                    await channel.publish_end(
+                        self.task.id, self.version
+                    )  # tell followers elsewhere
             except Exception:
                 logger.exception("task %s: could not record the end of the run", self.task.id)
             finally:
@@ -371,8 +395,27 @@ class TaskManager:
         self.bus: EventBus = bus if bus is not None else MemoryEventBus()
         self.config = config or ManagerConfig()
         self.observers: list[TaskObserver] = list(observers)
+        self.channel: TaskChannel = channel_for(store)
+        """How this instance shares events and cancels with the others on the store."""
+        self.channel.attach(self)
+        self._channel_started = False
         self._active: dict[str, TaskRun] = {}
         self._closing = False
+
+    async def send_to_channel(self, task_id: str, event_id: int, event: StreamEvent) -> None:
+        """Publish to the shared channel; a failure is logged (the task itself is saved)."""
+        try:
+            await self.channel.publish(task_id, event_id, event)
+        except Exception:
+            logger.exception(
+                "task %s: could not publish event %d to the channel", task_id, event_id
+            )
+
+    async def start_channel(self) -> None:
+        """Connect to the channel (once), so cancel requests from other instances arrive."""
+        if not self._channel_started:
+            await self.channel.start()
+            self._channel_started = True
 
     # -- bookkeeping ----------------------------------------------------------
     @property
@@ -444,6 +487,8 @@ class TaskManager:
 
         The caller must then ``start`` the run or ``abandon`` it.
         """
+        if not self._channel_started:
+            await self.start_channel()
         if message.task_id:
             run = await self._continuation(
                 message.task_id, message, call, configuration, request_metadata
@@ -554,6 +599,7 @@ class TaskManager:
     async def cancel(self, task_id: str, call: ServerCallContext) -> Task:
         """Cancel a task: terminal at once; then the agent is told and interrupted."""
         owner = call.owner
+        asked_others = False
         for _ in range(_SAVE_ATTEMPTS):
             run = self._active.get(task_id)
             if run is not None and run.owner == owner:
@@ -563,25 +609,98 @@ class TaskManager:
                 raise TaskNotFoundError(f"Task {task_id} not found")
             state = stored.task.status.state
             if state.is_terminal:
+                if asked_others and state is TaskState.CANCELED:
+                    return stored.task  # the instance running it canceled it
                 raise TaskNotCancelableError(f"Task {task_id} is already {state.value}")
             if task_id in self._active:
                 continue  # a run took it while we read it
-            # Paused (or left over): no agent to stop, so no capacity slot is needed.
-            event = TaskStatusUpdateEvent(
-                task_id=task_id,
-                context_id=stored.task.context_id,
-                status=TaskStatus.now(TaskState.CANCELED),
-            )
-            new_task = apply_status(stored.task, event, self.config.max_history)
+            if not asked_others and not state.is_interrupted and self.channel.shared:
+                # An agent may be running it on another instance: let that one cancel it.
+                asked_others = True
+                done = await self._cancel_elsewhere(stored)
+                if done is not None:
+                    return done
+                continue
+            # Paused, left over, or its instance did not answer: no agent here to stop.
             try:
-                await self.store.save(new_task, owner, stored.version)
+                return await self.write_status(stored, TaskState.CANCELED)
             except ConcurrentUpdateError:
                 continue
-            self.bus.publish(task_id, event)
-            self.bus.end(task_id)
-            self.notify(new_task, event, state)
-            return new_task
         raise TaskNotCancelableError(f"Task {task_id} kept changing; retry the cancel")
+
+    async def _cancel_elsewhere(self, stored: StoredTask) -> Task | None:
+        """Ask the instance running the task to cancel it; its final task, or None if nobody did."""
+        task_id = stored.task.id
+        follower = self.channel.follow(task_id, stored.version)
+        try:
+            waiting = asyncio.ensure_future(_final_state(follower))
+            try:
+                await self.channel.request_cancel(task_id)
+                final = await asyncio.wait_for(
+                    asyncio.shield(waiting), self.config.remote_cancel_timeout
+                )
+            except TimeoutError:
+                return None
+            finally:
+                if not waiting.done():
+                    waiting.cancel()
+                    with contextlib.suppress(BaseException):
+                        await waiting
+        finally:
+            aclose = getattr(follower, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        if final is None:
+            return None
+        if final is not TaskState.CANCELED:
+            raise TaskNotCancelableError(f"Task {task_id} is already {final.value}")
+        now = await self.store.get(task_id, stored.owner)
+        return now.task if now is not None else None
+
+    async def cancel_requested(self, task_id: str) -> None:
+        """Another instance asks to cancel ``task_id`` (``ChannelListener``): stop it if here.
+
+        The asking instance checked the caller may cancel the task.
+        """
+        run = self._active.get(task_id)
+        if run is None:
+            return
+        try:
+            await self._cancel_run(run)
+        except A2AError:
+            if run.state is TaskState.CANCELED:  # the asking instance canceled it already
+                await self._interrupt(run)
+
+    async def write_status(
+        self, stored: StoredTask, state: TaskState, text: str | None = None
+    ) -> Task:
+        """Move a task no run holds to ``state``: save, publish everywhere, tell the observers.
+
+        For a paused task, a task whose instance is gone (settling orphans), a cancel
+        nobody answered. Raises ``ConcurrentUpdateError`` when the task changed meanwhile.
+        """
+        task = stored.task
+        message = None
+        if text is not None:
+            message = Message(
+                message_id=new_id(),
+                role=Role.AGENT,
+                parts=[Part(text=text)],
+                task_id=task.id,
+                context_id=task.context_id,
+            )
+        event = TaskStatusUpdateEvent(
+            task_id=task.id, context_id=task.context_id, status=TaskStatus.now(state, message)
+        )
+        new_task = apply_status(task, event, self.config.max_history)
+        saved = await self.store.save(new_task, stored.owner, stored.version)
+        if self.channel.shared:
+            await self.send_to_channel(task.id, saved.version, event)
+        self.bus.publish(task.id, event, saved.version)
+        if state.is_terminal or state.is_interrupted:
+            self.bus.end(task.id)
+        self.notify(new_task, event, task.status.state)
+        return new_task
 
     async def _cancel_run(self, run: TaskRun, text: str | None = None) -> Task:
         """CANCELED first (so nothing the agent does later can win), then stop the agent."""
@@ -589,6 +708,11 @@ class TaskManager:
             if run.error is not None:
                 raise run.error
             raise TaskNotCancelableError(f"Task {run.task_id} is already {run.state.value}")
+        await self._interrupt(run)
+        return run.task
+
+    async def _interrupt(self, run: TaskRun) -> None:
+        """Tell the agent to stop, give its ``cancel`` the grace period, then interrupt it."""
         run.token.cancel()
         handle = run.handle
         if handle is not None:
@@ -603,7 +727,6 @@ class TaskManager:
                 logger.exception("task %s: the agent's cancel raised", run.task_id)
             if not handle.done():
                 handle.cancel()  # interrupt whatever it awaits; its cleanup still runs
-        return run.task
 
     async def _stop(self, run: TaskRun) -> None:
         try:
@@ -612,9 +735,15 @@ class TaskManager:
             run.token.cancel()  # already final: ask the agent to wrap up within the grace
 
     # -- subscriptions ------------------------------------------------------------
-    def subscribe(self, task_id: str) -> Subscription:
-        """Receive the task's events from now on."""
-        return self.bus.subscribe(task_id)
+    def subscribe(
+        self, task_id: str, *, after: int | None = None, current: int | None = None
+    ) -> Subscription:
+        """Receive the task's events from now on (or replayed from after ``after``).
+
+        ``current`` is the task's version now (starts its replay record); raises
+        ``EventsLost`` when the events after ``after`` are not all retained here.
+        """
+        return self.bus.subscribe(task_id, after=after, current=current)
 
     # -- shutdown -----------------------------------------------------------------
     async def aclose(self) -> None:
@@ -642,6 +771,24 @@ class TaskManager:
                     handle.cancel()
                 await asyncio.wait(pending, timeout=grace)
         self.bus.end_all()
+        self.channel.detach(self)
+
+
+async def _final_state(follower: Any) -> TaskState | None:
+    """The first terminal state a follower sees (None: its run ended unsettled, or it paused)."""
+    try:
+        async for _, event in follower:
+            if event is None:
+                return None
+            if isinstance(event, TaskStatusUpdateEvent):
+                state = event.status.state
+                if state.is_terminal:
+                    return state
+                if state.is_interrupted:
+                    return None
+    except EventsLost:
+        return None
+    return None
 
 
 def _request_context(

@@ -7,6 +7,7 @@ saying who calls and in which protocol version; results are internal models.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -51,7 +52,7 @@ from ..types import (
 )
 from ..wire.operations import Operation
 from .context import ServerCallContext
-from .events import EventBus, Subscription
+from .events import NO_ID, EventBus, EventsLost, Subscription
 from .executor import as_executor
 from .manager import ManagerConfig, TaskManager, TaskObserver, TaskRun
 from .push_api import PushNotifier
@@ -205,8 +206,8 @@ class A2AService:
             raise UnsupportedOperationError("Streaming is not supported by this agent")
         run = await self._begin(request, call, allow_reply=True, persist_now=False)
         # The run is scheduled but cannot have emitted yet: subscribing now misses nothing.
-        subscription = self.manager.subscribe(run.task_id)
-        return _Stream(self._run_stream(run, subscription), subscription)
+        subscription = self.manager.subscribe(run.task_id, current=run.version)
+        return _Stream(self._run_stream(run, run.version, subscription), subscription)
 
     async def _begin(
         self,
@@ -256,28 +257,28 @@ class A2AService:
         return run
 
     async def _run_stream(
-        self, run: TaskRun, subscription: Subscription
-    ) -> AsyncIterator[StreamEvent]:
+        self, run: TaskRun, initial_version: int, subscription: Subscription
+    ) -> AsyncIterator[tuple[int, StreamEvent]]:
         try:
             if run.allow_reply:
                 # The first event decides: a direct Message reply, or a task.
                 first = await anext(aiter(subscription), None)
                 if isinstance(first, Message):
-                    yield first
+                    yield NO_ID, first
                     return
                 if first is None:  # the run ended without publishing anything
                     if run.version == 0 and run.error is not None:
                         raise run.error
-                    yield snapshot(run.task)
+                    yield run.version, snapshot(run.task)
                     return
-                yield snapshot(run.initial)
-                yield first
+                yield initial_version, snapshot(run.initial)
+                yield _id(subscription), first
                 if _settles(first):
                     return
             else:
-                yield snapshot(run.initial)
+                yield initial_version, snapshot(run.initial)
             async for event in subscription:
-                yield event
+                yield _id(subscription), event
                 if _settles(event):
                     return
         finally:
@@ -335,36 +336,119 @@ class A2AService:
     async def subscribe(
         self, request: SubscribeToTaskRequest, call: ServerCallContext
     ) -> AsyncIterator[StreamEvent]:
-        """The current Task, then its events while an agent works on it."""
+        """The current Task, then its events while an agent works on it (on any instance).
+
+        With a ``Last-Event-ID`` header (an event id this server sent), the
+        events after it are replayed instead of the snapshot, then live ones
+        follow; when they are past retention, the current Task comes first.
+        """
         if not self.streaming:
             raise UnsupportedOperationError("Streaming is not supported by this agent")
+        last = _last_event_id(call)
         stored = await self.store.get(request.id, call.owner)
         if stored is None:
             raise TaskNotFoundError(f"Task {request.id} not found")
-        run = self.manager.active_run(request.id)
-        current = run.task if run is not None else stored.task
-        if current.status.state.is_terminal:
+        manager = self.manager
+        run = manager.active_run(request.id)
+        current, version = (
+            (run.task, run.version) if run is not None else (stored.task, stored.version)
+        )
+        terminal = current.status.state.is_terminal
+        if terminal and last is None:
             if call.version == "0.3":
-                return _single(snapshot(current))
+                return _Stream(_single(version, snapshot(current)), None)
             raise UnsupportedOperationError(
                 f"Task {request.id} is {current.status.state.value}; there is nothing to follow"
             )
-        # Running, or idle but open (paused for input, or left working): follow it
+        if terminal and last is not None and last >= version:
+            return _Stream(_nothing(), None)  # the client has every event already
+        channel = manager.channel
+        if channel.shared and (run is None or last is not None):
+            # Followed through the backend: the task runs elsewhere, or the events
+            # to replay are the channel's (it holds every instance's).
+            start = last if last is not None else version
+            first = None if last is not None else (version, snapshot(current))
+            events = self._follow_channel(request.id, call, start, first, terminal)
+            return _Stream(events, None)
+        # Running here, or idle but open (paused for input, or left working): follow it
         # until it is final or pauses again; a later message may continue it (the
         # 1.0 kit's STREAM-SUB-002). Subscribe and snapshot with no await between.
-        subscription = self.manager.subscribe(request.id)
-        first = snapshot(run.task if run is not None else current)
+        if last is not None:
+            try:
+                subscription = manager.subscribe(request.id, after=last)
+            except EventsLost:
+                pass
+            else:
+                replay = self._follow(None, subscription, replay_only=terminal)
+                return _Stream(replay, subscription)
+        subscription = manager.subscribe(request.id, current=version)
+        first = (version, snapshot(current))
+        if terminal:
+            subscription.close()
+            return _Stream(_single(*first), None)
         return _Stream(self._follow(first, subscription), subscription)
 
-    async def _follow(self, first: Task, subscription: Subscription) -> AsyncIterator[StreamEvent]:
+    async def _follow(
+        self,
+        first: tuple[int, Task] | None,
+        subscription: Subscription,
+        replay_only: bool = False,
+    ) -> AsyncIterator[tuple[int, StreamEvent]]:
         try:
-            yield first
+            if first is not None:
+                yield first
+            if replay_only and not subscription.pending:
+                return
             async for event in subscription:
-                yield event
-                if _settles(event):
+                yield _id(subscription), event
+                if _settles(event) or (replay_only and not subscription.pending):
                     return
         finally:
             subscription.close()
+
+    async def _follow_channel(
+        self,
+        task_id: str,
+        call: ServerCallContext,
+        after: int,
+        first: tuple[int, Task] | None,
+        terminal: bool,
+    ) -> AsyncIterator[tuple[int, StreamEvent]]:
+        """Events of a task from the store's channel; past retention, a snapshot first."""
+        channel = self.manager.channel
+        follower = channel.follow(task_id, after)
+        try:
+            if first is not None:
+                yield first
+            while True:
+                try:
+                    if terminal:  # replaying a finished task: never wait for more
+                        event_id, event = await asyncio.wait_for(
+                            anext(follower), _REPLAY_STALL_SECONDS
+                        )
+                    else:
+                        event_id, event = await anext(follower)
+                except EventsLost:
+                    await _aclose(follower)
+                    stored = await self.store.get(task_id, call.owner)
+                    if stored is None:
+                        raise TaskNotFoundError(f"Task {task_id} not found") from None
+                    yield stored.version, snapshot(stored.task)
+                    state = stored.task.status.state
+                    if state.is_terminal or state.is_interrupted:
+                        return
+                    terminal = False
+                    follower = channel.follow(task_id, stored.version)
+                    continue
+                except (StopAsyncIteration, TimeoutError):
+                    return
+                if event is None:  # the run ended without settling the task
+                    return
+                yield event_id, event
+                if _settles(event):
+                    return
+        finally:
+            await _aclose(follower)
 
     # -- push configs -----------------------------------------------------------------
     def _require_push(self) -> PushNotifier:
@@ -457,33 +541,74 @@ def _settles(event: StreamEvent) -> bool:
     return isinstance(event, Message)
 
 
+_REPLAY_STALL_SECONDS = 1.0
+"""How long a replay of a finished task waits for its next retained event before it ends."""
+
+
+def _id(subscription: Subscription) -> int:
+    event_id = subscription.event_id
+    return NO_ID if event_id is None else event_id
+
+
+def _last_event_id(call: ServerCallContext) -> int | None:
+    """The ``Last-Event-ID`` a resubscribing client sent (None: none), checked."""
+    raw = call.headers.get("last-event-id")
+    if raw is None or not raw.strip():
+        return None
+    raw = raw.strip()
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        raise InvalidParamsError(
+            "Last-Event-ID must be the id of an event this server sent (a non-negative integer)"
+        )
+    return int(raw)
+
+
+async def _aclose(events: AsyncIterator[object]) -> None:
+    aclose = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
 class _Stream:
     """An event stream that releases its subscription even if never iterated.
 
     (``aclose()`` on an async generator that never started skips its ``finally``.)
+    ``event_id`` is the id of the event last returned (the SSE ``id``; None for
+    a direct message reply, which no task version holds).
     """
 
-    __slots__ = ("_events", "_subscription")
+    __slots__ = ("_events", "_subscription", "event_id")
 
-    def __init__(self, events: AsyncIterator[StreamEvent], subscription: Subscription) -> None:
+    def __init__(
+        self,
+        events: AsyncIterator[tuple[int, StreamEvent]],
+        subscription: Subscription | None,
+    ) -> None:
         self._events = events
         self._subscription = subscription
+        self.event_id: int | None = None
 
     def __aiter__(self) -> _Stream:
         return self
 
     async def __anext__(self) -> StreamEvent:
-        return await anext(self._events)
+        event_id, event = await anext(self._events)
+        self.event_id = None if event_id == NO_ID else event_id
+        return event
 
     async def aclose(self) -> None:
-        self._subscription.close()
-        aclose = getattr(self._events, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        if self._subscription is not None:
+            self._subscription.close()
+        await _aclose(self._events)
 
 
-async def _single(task: Task) -> AsyncIterator[StreamEvent]:
-    yield task
+async def _single(event_id: int, task: Task) -> AsyncIterator[tuple[int, StreamEvent]]:
+    yield event_id, task
+
+
+async def _nothing() -> AsyncIterator[tuple[int, StreamEvent]]:
+    return
+    yield  # pragma: no cover
 
 
 def _output_modes(card: AgentCard) -> set[str]:

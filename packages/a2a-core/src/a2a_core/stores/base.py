@@ -7,9 +7,13 @@ import binascii
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from ..errors import InvalidParamsError
 from ..types import Task, TaskState
+
+if TYPE_CHECKING:
+    from ..server.channel import TaskChannel
 
 __all__ = [
     "ConcurrentUpdateError",
@@ -81,6 +85,16 @@ class TaskStore(ABC):
     @abstractmethod
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
         """Tasks matching ``query``, newest status timestamp first, cursor-paginated."""
+
+    def event_channel(self) -> TaskChannel | None:
+        """The channel instances sharing this store use for events, cancels and push configs.
+
+        None (the default): one process serves the store, and the service uses
+        an in-process channel per store object (see ``a2a_core.server.channel``).
+        A store shared by several processes returns its backend's channel (the
+        same object on every call).
+        """
+        return None
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections (called at shutdown, after every agent has stopped)."""

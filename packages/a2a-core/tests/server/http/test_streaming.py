@@ -34,8 +34,14 @@ def assert_sse_response(r: httpx.Response) -> None:
     assert r.headers["content-type"] == "text/event-stream"
     assert r.headers["cache-control"] == "no-cache"
     assert r.headers["x-accel-buffering"] == "no"
+    ids: list[int] = []
     for block in r.text.split("\n\n")[:-1]:
+        # An event: its id (the task version it produced; none for a direct reply), then data.
+        if block.startswith("id: "):
+            line, _, block = block.partition("\n")
+            ids.append(int(line[4:]))
         assert block.startswith("data: {"), block
+    assert ids == sorted(set(ids)), ids  # increasing, never repeated
 
 
 # -- framing over the app -----------------------------------------------------------------

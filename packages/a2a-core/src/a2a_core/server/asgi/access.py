@@ -257,6 +257,11 @@ class RecordedEvents:
         self._record.result(event)
         return event
 
+    @property
+    def event_id(self) -> int | None:
+        """The id of the event last returned (forwarded from the service's stream)."""
+        return getattr(self._events, "event_id", None)
+
     async def aclose(self) -> None:
         try:
             await close_events(self._events, started=self._started)

@@ -1,13 +1,15 @@
 """Server-Sent Events: pump a stream of events to the client, and let go cleanly.
 
 One response per stream: ``text/event-stream`` headers, then one
-``data: <json>\\n\\n`` frame per event. The pump runs in the request's own task;
-one small watcher task waits for ``http.disconnect`` and, when the client
-leaves, cancels the pump so the event iterator is closed (its subscription
-released) at once rather than at the next event. A timer (no task) sends a
-comment line when the stream has been silent for ``ping_interval`` seconds,
-so proxies keep idle streams open, and drops a client that has not accepted a
-frame for ``send_timeout`` seconds, so a stalled reader cannot pin a stream.
+``id: <event id>\\ndata: <json>\\n\\n`` frame per event (the id, when the
+stream knows it, is what a client sends back as ``Last-Event-ID`` to resume).
+The pump runs in the request's own task; one small watcher task waits for
+``http.disconnect`` and, when the client leaves, cancels the pump so the
+event iterator is closed (its subscription released) at once rather than at
+the next event. A timer (no task) sends a comment line when the stream has
+been silent for ``ping_interval`` seconds, so proxies keep idle streams open,
+and drops a client that has not accepted a frame for ``send_timeout``
+seconds, so a stalled reader cannot pin a stream.
 """
 
 from __future__ import annotations
@@ -158,6 +160,7 @@ async def stream_sse(
             pump.timer = loop.call_later(period, _tick, pump, config, period)
         error: bytes | None = None
         started = True
+        has_ids = hasattr(events, "event_id")
         try:
             async for event in events:
                 try:
@@ -165,6 +168,10 @@ async def stream_sse(
                 except A2AError as exc:
                     error = encode_error(exc)
                     break
+                if has_ids:
+                    event_id: int | None = getattr(events, "event_id", None)
+                    if event_id is not None:
+                        data = b"id: %d\n%s" % (event_id, data)
                 await pump.frame(data)
         except A2AError as exc:
             error = encode_error(exc)

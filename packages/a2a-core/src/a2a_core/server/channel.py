@@ -1,0 +1,245 @@
+"""The task channel: what instances serving one store share besides the tasks themselves.
+
+Several service instances (processes, hosts, or services in one process)
+that use one store must see each other's work: a stream or ``SubscribeToTask``
+on any instance follows a task running on any other, a cancel on any instance
+stops the agent wherever it runs, and push configs are found by the instance
+that runs the task. The store provides that through a ``TaskChannel``:
+``TaskStore.event_channel()`` returns one (a shared backend), or None, and
+then the service uses an in-process ``MemoryTaskChannel`` attached to that
+store object (so two services on one ``MemoryTaskStore`` object share it,
+and one ``sqlite://`` process needs nothing more).
+
+**Events.** The instance running a task applies each event (saves the task
+at a new version) and then calls ``publish(task_id, event_id, event)`` with
+``event_id`` = the task version that save produced: ids are monotonic per
+task (not contiguous: some saves carry no event). When a run ends without a
+final or paused state (an executor that leaves its task open), it calls
+``publish_end(task_id, version)``. ``follow(task_id, after)`` yields
+``(event_id, event)`` for every event with an id above ``after``, first those
+retained (replay), then live, in id order, each once; ``event`` is None for
+an end mark. The follower raises ``EventsLost`` (from its first ``__anext__``)
+when it cannot prove that every event above ``after`` is still retained; the
+service then sends a fresh Task snapshot and follows from its version. A
+follower started at the version of a task read from the store therefore
+misses nothing and repeats nothing. The service ends a follow itself at a
+terminal or interrupted status; followers never end on their own except at
+``close()`` or ``aclose()`` of the channel.
+
+Rules for implementations (the cluster suite, ``a2a_core.testing.cluster_suite``,
+checks them over real servers):
+
+- ``publish`` returns after the event is durable in the backend (another
+  instance's ``follow`` started afterwards sees it); an event whose id is not
+  above the last one published for the task is dropped (a late writer).
+- Retention is bounded and configurable: per task the latest N events and a
+  time since the task's last event; past it ``follow`` raises ``EventsLost``.
+- ``request_cancel(task_id)`` reaches every attached instance's
+  ``ChannelListener.cancel_requested`` promptly (the one running the task
+  stops it; the others ignore it). It returns once the request is sent.
+- ``attach(listener)`` is synchronous and cheap; a backend connects lazily,
+  and ``start()`` (awaited by the manager before its first run) returns once
+  the instance would receive cancel requests.
+- ``shared`` is True when another instance may read what is published: the
+  manager skips ``publish`` entirely when it is False (the in-process fast
+  path of a single ``memory://`` or ``sqlite://`` service).
+- ``push_configs()`` returns the store for push configs all instances share,
+  or None to keep each notifier's own in-memory store (single instance).
+
+Backends: ``MemoryTaskChannel`` (here); ``redis://`` uses Redis Streams (one
+stream per task: ``XADD`` with approximate ``MAXLEN`` trimming and an expiry
+refreshed on every event, ``XRANGE`` then ``XREAD BLOCK`` to follow) and a
+pub/sub channel for cancel requests (``a2a_core.server.redis_channel``). A
+``postgresql://`` store implements the same with an event table keyed by
+(task id, event id) and ``LISTEN/NOTIFY`` for wake-ups and cancel requests;
+it adds ``"postgresql"`` to the cluster suite's backends (see that module).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Protocol
+
+from ..types import StreamEvent
+from .events import EventsLost, MemoryEventBus, Subscription
+
+if TYPE_CHECKING:
+    from ..stores import TaskStore
+    from .push.store import PushConfigStore
+
+__all__ = [
+    "ChannelItem",
+    "ChannelListener",
+    "EventsLost",
+    "MemoryTaskChannel",
+    "TaskChannel",
+    "channel_for",
+]
+
+ChannelItem = tuple[int, StreamEvent | None]
+"""``(event_id, event)`` as a follower yields it; ``event`` None marks a run's unsettled end."""
+
+
+class ChannelListener(Protocol):
+    """An instance attached to a channel (the task manager): it hears cancel requests."""
+
+    async def cancel_requested(self, task_id: str) -> None:
+        """Another instance asked to cancel ``task_id``: stop it if it runs here."""
+        ...
+
+
+class TaskChannel(ABC):
+    """Events, cancel requests and push configs shared by the instances of one store."""
+
+    @property
+    @abstractmethod
+    def shared(self) -> bool:
+        """Whether another instance may read what is published (else publishing is skipped)."""
+
+    @abstractmethod
+    async def publish(self, task_id: str, event_id: int, event: StreamEvent) -> None:
+        """Make an applied event (id: the task version it produced) visible to followers."""
+
+    @abstractmethod
+    async def publish_end(self, task_id: str, event_id: int) -> None:
+        """The run ended at version ``event_id`` with the task neither final nor paused."""
+
+    @abstractmethod
+    def follow(self, task_id: str, after: int) -> AsyncIterator[ChannelItem]:
+        """Retained events with ids above ``after``, then live ones (``aclose`` to stop).
+
+        Raises ``EventsLost`` from the first ``__anext__`` when some are gone.
+        """
+
+    @abstractmethod
+    async def request_cancel(self, task_id: str) -> None:
+        """Ask every attached instance to stop ``task_id`` if it runs there."""
+
+    @abstractmethod
+    def attach(self, listener: ChannelListener) -> None:
+        """Deliver cancel requests to ``listener`` from now on (connects lazily)."""
+
+    @abstractmethod
+    def detach(self, listener: ChannelListener) -> None:
+        """Stop delivering to ``listener``."""
+
+    async def start(self) -> None:  # noqa: B027 - optional hook
+        """Connect what ``attach`` deferred; after it, cancel requests arrive."""
+
+    def push_configs(self) -> PushConfigStore | None:
+        """The push config store every instance shares (None: each keeps its own)."""
+        return None
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections (after the instances detached)."""
+
+
+class _Follower:
+    """A memory follower: a bus subscription seen as ``(id, event)`` items."""
+
+    __slots__ = ("_after", "_bus", "_sub", "_task_id")
+
+    def __init__(self, bus: MemoryEventBus, task_id: str, after: int) -> None:
+        self._bus = bus
+        self._task_id = task_id
+        self._after = after
+        self._sub: Subscription | None = None
+
+    def __aiter__(self) -> _Follower:
+        return self
+
+    async def __anext__(self) -> ChannelItem:
+        sub = self._sub
+        if sub is None:
+            sub = self._sub = self._bus.subscribe(self._task_id, after=self._after)
+        event = await anext(sub)
+        event_id = sub.event_id if sub.event_id is not None else self._after
+        return (event_id, None if isinstance(event, _EndMark) else event)
+
+    async def aclose(self) -> None:
+        if self._sub is not None:
+            self._sub.close()
+
+
+class _EndMark:
+    """Stands for an end mark inside the memory bus (never leaves this module)."""
+
+    __slots__ = ()
+
+
+_END = _EndMark()
+
+
+class MemoryTaskChannel(TaskChannel):
+    """The in-process channel of one store object: shared by the services attached to it.
+
+    With one instance attached nothing is published (``shared`` is False);
+    with several, every event is recorded for replay (``replay_events`` per
+    task, ``replay_tasks`` tasks) and fanned out to followers. Its push
+    config store is one ``MemoryPushConfigStore`` for all of them.
+    """
+
+    def __init__(self, replay_events: int = 1000, replay_tasks: int = 1000) -> None:
+        self._listeners: list[ChannelListener] = []
+        self._bus = MemoryEventBus(replay_events=replay_events, replay_tasks=replay_tasks)
+        self._push: PushConfigStore | None = None
+        self._pending: set[asyncio.Future[None]] = set()
+
+    @property
+    def shared(self) -> bool:
+        return len(self._listeners) > 1
+
+    async def publish(self, task_id: str, event_id: int, event: StreamEvent) -> None:
+        self._record(task_id, event_id)
+        self._bus.publish(task_id, event, event_id)
+
+    async def publish_end(self, task_id: str, event_id: int) -> None:
+        self._record(task_id, event_id)
+        self._bus.publish(task_id, _END, event_id)  # type: ignore[arg-type]
+
+    def _record(self, task_id: str, event_id: int) -> None:
+        # The record of a task starts just before its first published event.
+        self._bus.record(task_id, event_id - 1)
+
+    def follow(self, task_id: str, after: int) -> AsyncIterator[ChannelItem]:
+        self._bus.record(task_id, after)
+        return _Follower(self._bus, task_id, after)
+
+    async def request_cancel(self, task_id: str) -> None:
+        # Sent, not awaited: like a message to another process, the asker does not wait.
+        for listener in tuple(self._listeners):
+            pending = asyncio.ensure_future(listener.cancel_requested(task_id))
+            self._pending.add(pending)
+            pending.add_done_callback(self._pending.discard)
+
+    def attach(self, listener: ChannelListener) -> None:
+        if listener not in self._listeners:
+            self._listeners.append(listener)
+
+    def detach(self, listener: ChannelListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def push_configs(self) -> PushConfigStore | None:
+        if self._push is None:
+            from .push.store import MemoryPushConfigStore
+
+            self._push = MemoryPushConfigStore()
+        return self._push
+
+
+_MEMORY_CHANNELS: weakref.WeakKeyDictionary[object, MemoryTaskChannel] = weakref.WeakKeyDictionary()
+
+
+def channel_for(store: TaskStore) -> TaskChannel:
+    """The store's channel: its own (``event_channel()``), else one in-process per store object."""
+    channel = store.event_channel()
+    if channel is not None:
+        return channel
+    found = _MEMORY_CHANNELS.get(store)
+    if found is None:
+        found = _MEMORY_CHANNELS[store] = MemoryTaskChannel()
+    return found

@@ -19,6 +19,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.types",
     "a2a_core.errors",
     "a2a_core.card",
+    "a2a_core.files",
     "a2a_core.client",
     "a2a_core.client.transports",
     "a2a_core.server",

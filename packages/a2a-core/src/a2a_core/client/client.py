@@ -531,6 +531,40 @@ class A2AClient:
         )
         return self.open_stream(Operation.SEND_STREAMING_MESSAGE, request, self._default_options)
 
+    # -- files ----------------------------------------------------------------------
+    async def download(
+        self,
+        part: Part,
+        *,
+        max_bytes: int | None = None,
+        allowed_origins: Sequence[str] = (),
+        url_policy: Any = None,
+    ) -> Part:
+        """A file part given by URL, with its bytes (a raw part is returned as is).
+
+        Only the agent's own origin is fetched (with this client's connection and
+        headers) unless ``allowed_origins`` lists others, which then pass the SSRF
+        URL policy (``url_policy``, default public addresses only); redirects are not
+        followed and the body stops at ``max_bytes`` (default 32 MiB). A refusal
+        raises ``a2a_core.files.FileRefusedError`` saying why.
+        """
+        from .files import DEFAULT_MAX_DOWNLOAD_BYTES, fetch_part, origin_of
+
+        transport: Any = self.transport
+        http = getattr(transport, "_http", None)
+        settings = getattr(transport, "settings", None)
+        headers: Mapping[str, str] = getattr(settings, "headers", None) or {}
+        own = origin_of(self.interface.url) if self.interface is not None else None
+        return await fetch_part(
+            part,
+            own_origin=own,
+            http=http if isinstance(http, httpx.AsyncClient) else None,
+            headers=headers,
+            max_bytes=max_bytes or DEFAULT_MAX_DOWNLOAD_BYTES,
+            allowed_origins=allowed_origins,
+            url_policy=url_policy,
+        )
+
     # -- tasks ----------------------------------------------------------------------
     async def get_task(self, task: TaskRef, *, history_length: int | None = None) -> Task:
         """The task as the agent knows it now."""

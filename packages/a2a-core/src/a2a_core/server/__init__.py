@@ -7,6 +7,7 @@ from .channel import ChannelListener, MemoryTaskChannel, TaskChannel, channel_fo
 from .context import Principal, ServerCallContext
 from .events import EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext, as_executor
+from .files import FileStore
 from .manager import ManagerConfig, TaskManager
 from .push_api import PushNotifier
 from .service import A2AService, ConfigurationError
@@ -22,6 +23,7 @@ __all__ = [
     "ConfigurationError",
     "EventBus",
     "EventsLost",
+    "FileStore",
     "ManagerConfig",
     "MemoryEventBus",
     "MemoryTaskChannel",

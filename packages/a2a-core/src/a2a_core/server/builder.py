@@ -41,6 +41,7 @@ from ..stores.registry import open_task_store
 from ..types import AgentCard, AgentInterface
 from .asgi.app import A2AApp
 from .asgi.origin import interfaces_for
+from .files import FileStore
 from .options import BuildOptions, ServiceOptions, check_agent_options, parse_options
 from .push_api import PushNotifier
 from .service import A2AService
@@ -113,7 +114,16 @@ def build_service(
         observers=observers,
         authenticate=chain_authenticators(backends) if backends else None,
         lifespan=lifespan,
+        files=_file_store(svc),
     )
+
+
+def _file_store(svc: ServiceOptions) -> FileStore | None:
+    if svc.file_store is True:
+        return FileStore()
+    if svc.file_store is False:
+        return None
+    return svc.file_store
 
 
 def _notifier(svc: ServiceOptions) -> PushNotifier | None:

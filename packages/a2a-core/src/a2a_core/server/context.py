@@ -19,6 +19,8 @@ class ServerCallContext:
     tenant: str | None = None
     extensions: frozenset[str] = frozenset()
     headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    base_url: str | None = None
+    """The agent's URL as this caller reached it (for links it serves; None: unknown)."""
 
     @property
     def owner(self) -> str | None:

@@ -59,6 +59,7 @@ from .channel import TaskChannel, channel_for
 from .context import ServerCallContext
 from .events import NO_ID, EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext
+from .files import FileStore
 from .task_state import IllegalTransitionError, apply_artifact, apply_status, continue_task
 from .updater import TaskUpdater
 
@@ -176,6 +177,14 @@ class TaskRun:
         if self.reply is not None:
             raise IllegalTransitionError("the agent already replied with a message")
         task = self.task
+        files = self.manager.files
+        base_url = self.context.call.base_url
+        if (
+            files is not None
+            and base_url is not None
+            and isinstance(event, Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent)
+        ):
+            event = files.offload(event, base_url=base_url, task_id=task.id, owner=self.owner)
         if isinstance(event, Message):
             if self.allow_reply and not self._emitted:
                 self.reply = _as_reply(event, task)
@@ -384,8 +393,11 @@ class TaskManager:
         bus: EventBus | None = None,
         config: ManagerConfig | None = None,
         observers: Sequence[TaskObserver] = (),
+        files: FileStore | None = None,
     ) -> None:
         self.executor = executor
+        self.files = files
+        """Where large outgoing files go to be served by URL (None: always inline)."""
         hooks = _telemetry.active
         if hooks is not None:
             from .._otel.store import TimedStore

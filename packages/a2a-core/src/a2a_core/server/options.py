@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
     from ..stores import TaskStore
     from .events import EventBus
+    from .files import FileStore
     from .manager import ManagerConfig, TaskObserver
     from .push_api import PushNotifier
     from .service import CardProvider
@@ -104,6 +105,9 @@ class ServiceOptions:
     """Refuse (-32005) a send whose ``acceptedOutputModes`` the card's modes cannot meet;
     off: answer anyway in the agent's best mode (the agent can read the accepted modes)."""
     observers: Sequence[TaskObserver] = field(default_factory=tuple[Any, ...])
+    file_store: FileStore | bool = True
+    """Large outgoing files served by URL: True (a default ``FileStore``: above 1 MiB), a
+    ``FileStore`` of your own, or False (every file inline)."""
 
 
 APP_OPTION_NAMES = frozenset(f.name for f in fields(AppOptions))

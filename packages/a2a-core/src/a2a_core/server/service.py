@@ -54,6 +54,7 @@ from ..wire.operations import Operation
 from .context import ServerCallContext
 from .events import NO_ID, EventBus, EventsLost, Subscription
 from .executor import as_executor
+from .files import FileStore
 from .manager import ManagerConfig, TaskManager, TaskObserver, TaskRun
 from .push_api import PushNotifier
 from .task_state import snapshot
@@ -87,6 +88,7 @@ class A2AService:
         observers: Sequence[TaskObserver] = (),
         authenticate: Authenticator | None = None,
         lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
+        files: FileStore | None = None,
     ) -> None:
         self.authenticate = authenticate
         """How the edges authenticate callers by default (``create_app`` uses it)."""
@@ -113,8 +115,14 @@ class A2AService:
             bus,
             config,
             all_observers,
+            files,
         )
         self._output_modes = _output_modes(self.card)
+
+    @property
+    def files(self) -> FileStore | None:
+        """Where large outgoing files are kept to be served by URL (None: always inline)."""
+        return self.manager.files
 
     @property
     def store(self) -> TaskStore:

@@ -26,6 +26,7 @@ from .access import ACCESS_KEY, label, logged
 from .access import wanted as access_wanted
 from .card_route import CARD_PATHS, CardDocument, PublishedCard, card_document
 from .edge import Authenticate, Edge
+from .files_route import BASE_URL_KEY, FILES_PATH, file_base, serve_file
 from .http import Receive, Scope, Send, header_map, send_bytes
 from .jsonrpc import JsonRpcEndpoint
 from .landing import PAGE_METHODS, LandingPage
@@ -122,6 +123,7 @@ class A2AApp:
             card_document(self.card), max_age=opts.card_max_age, modified_at=time.time()
         )
         self._landing = LandingPage(self.card)
+        self._proxies = TrustedProxies(opts.trusted_proxies) if opts.trusted_proxies else None
         self._not_found = dumps(
             {"error": {"code": 404, "status": "NOT_FOUND", "message": "Not found"}}
         )
@@ -155,6 +157,12 @@ class A2AApp:
         if root and path.startswith(root):
             path = path[len(root) :] or "/"
         try:
+            files = self.service.files
+            if files is not None:
+                if path.startswith(FILES_PATH):
+                    await serve_file(files, self.edge, scope, send, path[len(FILES_PATH) :])
+                    return
+                scope[BASE_URL_KEY] = file_base(scope, self.options.public_url, self._proxies)
             if path == self.jsonrpc_path and self._jsonrpc is not None:
                 if scope["method"] in PAGE_METHODS and self._page_wanted(scope):
                     await self._landing.respond(scope, send)

@@ -50,6 +50,7 @@ from ...wire import Codec, dumps, loads, operation_for_method
 from ..context import ServerCallContext
 from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge
+from .files_route import BASE_URL_KEY
 from .http import (
     ClientGone,
     Receive,
@@ -158,7 +159,12 @@ class JsonRpcEndpoint:
             if access is not None:
                 access.request(request)
             call = ServerCallContext(
-                name_version, principal, getattr(request, "tenant", None), extensions, headers
+                name_version,
+                principal,
+                getattr(request, "tenant", None),
+                extensions,
+                headers,
+                scope.get(BASE_URL_KEY),
             )
             executing = True
             if streaming:

@@ -35,6 +35,7 @@ from ...wire.v03_rest import assemble_request
 from ..context import ServerCallContext
 from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge
+from .files_route import BASE_URL_KEY
 from .http import (
     ClientGone,
     Receive,
@@ -258,7 +259,9 @@ class RestEndpoint:
             if access is not None:
                 access.version = version
                 access.request(request)
-            call = ServerCallContext(version, principal, route.tenant, extensions, headers)
+            call = ServerCallContext(
+                version, principal, route.tenant, extensions, headers, scope.get(BASE_URL_KEY)
+            )
             if op.streaming:
                 events = await edge.service.open_stream(op, request, call)
                 if access is not None:

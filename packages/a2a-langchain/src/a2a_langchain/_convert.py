@@ -171,9 +171,13 @@ def jsonable(value: Any, *, depth: int = 0) -> Any:
     return str(value)
 
 
-def _block_part(block: Mapping[str, Any]) -> Part | None:
+def block_part(block: Mapping[str, Any]) -> Part | None:
     """A file part for an image/audio/video/file content block (None for other blocks)."""
     kind = block.get("type")
+    if kind == "image_url":  # the OpenAI chat format: {"image_url": {"url": "data:..."}}
+        inner: Any = block.get("image_url")
+        url = cast(Mapping[str, Any], inner).get("url") if isinstance(inner, Mapping) else inner
+        return _data_url_part(url) if isinstance(url, str) else None
     if kind not in ("image", "audio", "video", "file"):
         return None
     media = block.get("mime_type") or None
@@ -195,6 +199,20 @@ def _block_part(block: Mapping[str, Any]) -> Part | None:
     return None
 
 
+def _data_url_part(url: str) -> Part | None:
+    """A file part for a ``data:`` URL (base64 only) or an http(s) URL."""
+    if url.startswith(("http://", "https://")):
+        return Part(url=url)
+    head, comma, payload = url.partition(",")
+    if not url.startswith("data:") or not comma or not head.endswith(";base64"):
+        return None
+    try:
+        raw = base64.b64decode(payload, validate=True)
+    except ValueError:
+        return None
+    return Part(raw=raw, media_type=head[5:-7] or None)
+
+
 def message_parts(message: BaseMessage) -> list[Part]:
     """A LangChain message as parts: its text, then any image or file blocks."""
     parts: list[Part] = []
@@ -205,7 +223,7 @@ def message_parts(message: BaseMessage) -> list[Part]:
     if isinstance(content, list):
         for block in cast(list[Any], content):
             if isinstance(block, Mapping):
-                part = _block_part(cast(Mapping[str, Any], block))
+                part = block_part(cast(Mapping[str, Any], block))
                 if part is not None:
                     parts.append(part)
     return parts

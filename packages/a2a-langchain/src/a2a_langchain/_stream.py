@@ -27,6 +27,7 @@ from a2a_core.types import Part, TaskState
 from langchain_core.messages import BaseMessage, ToolMessage
 
 from ._convert import PROGRESS_KEY, jsonable
+from ._files import files_in
 
 __all__ = ["ANSWER_ARTIFACT", "EventMapper", "ToolUpdates"]
 
@@ -80,6 +81,8 @@ class EventMapper:
         self.output: Any = None
         self.finished = False
         self.interrupts: list[Any] = []
+        self.files: list[Part] = []
+        """Files the run's tools returned (they join the answer)."""
         self._tool_runs: set[str] = set()
 
     def _in_tool(self, event: Mapping[str, Any]) -> bool:
@@ -124,6 +127,7 @@ class EventMapper:
         elif kind in ("on_tool_end", "on_tool_error") and run_id in self._tool_runs:
             if not self._in_tool(event):
                 if kind == "on_tool_end":
+                    self.files.extend(files_in(data.get("output")))
                     await self._tool_status(event, "tool_end", data.get("output"))
                 else:
                     await self._tool_status(event, "tool_error", data.get("error"))

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, cast
 
 from a2a_core.adapters import ResolvedAgent
+from a2a_core.files import FilePolicy, FileRefusedError
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
 from a2a_core.server.named_inputs import missing_inputs_text
 from a2a_core.types import AgentSkill, Message, Part
@@ -43,6 +44,7 @@ from ._card import (
 from ._card import input_modes as default_input_modes
 from ._card import output_modes as default_output_modes
 from ._convert import PROGRESS_KEY, data_text, jsonable, output_parts
+from ._files import DEFAULT_FILE_POLICY, FileBlocks, accept_files, with_files
 from ._input import InputMode, InputPlan, plan_input, unwrap
 from ._stream import EventMapper, ToolUpdates
 
@@ -109,7 +111,15 @@ class LangChainAgent(AgentExecutor):
     - ``config``: a ``RunnableConfig`` merged into every run (callbacks, tags,
       metadata, recursion_limit...);
     - ``tool_updates``: ``"full"`` (tool names, inputs and outputs as WORKING
-      status messages), ``"names"`` or ``"off"``.
+      status messages), ``"names"`` or ``"off"``;
+    - ``file_policy``: which incoming files are accepted (size, count, media
+      types; ``a2a_core.files.FilePolicy``, None accepts any); a refused file
+      fails the task with the reason;
+    - ``file_blocks``: how files reach the model as content blocks: ``"auto"``
+      (bytes as base64 blocks, URL files as URL blocks) or ``"base64"`` (URL
+      files are downloaded first, within ``file_policy.max_bytes``, through the
+      SSRF URL policy ``url_policy``: public addresses only by default), for
+      models that take no URLs.
     """
 
     def __init__(
@@ -129,6 +139,9 @@ class LangChainAgent(AgentExecutor):
         tool_updates: ToolUpdates = "full",
         input_modes: Sequence[str] | None = None,
         output_modes: Sequence[str] | None = None,
+        file_policy: FilePolicy | None = DEFAULT_FILE_POLICY,
+        file_blocks: FileBlocks = "auto",
+        url_policy: Any = None,
     ) -> None:
         if not isinstance(runnable, Runnable):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(
@@ -140,6 +153,11 @@ class LangChainAgent(AgentExecutor):
             raise ValueError(f"conversation must be auto, thread or task, not {conversation!r}")
         if tool_updates not in ("full", "names", "off"):
             raise ValueError(f"tool_updates must be full, names or off, not {tool_updates!r}")
+        if file_blocks not in ("auto", "base64"):
+            raise ValueError(f"file_blocks must be auto or base64, not {file_blocks!r}")
+        self.file_policy = file_policy
+        self.file_blocks: FileBlocks = file_blocks
+        self.url_policy = url_policy
         self.runnable = runnable
         self.graph = is_graph(runnable)
         self.plan: InputPlan = plan_input(runnable, input_mode, input_key)
@@ -224,12 +242,17 @@ class LangChainAgent(AgentExecutor):
         state = await graph.aget_state(config)
         return list(getattr(state, "interrupts", ()) or ())
 
-    async def _input(self, context: RequestContext, config: RunnableConfig) -> Any:
+    async def _input(
+        self, context: RequestContext, config: RunnableConfig, message: Message
+    ) -> Any:
         if self.resumable and context.is_continuation:
             pending = await self._pending_interrupts(config)
             if pending:
-                return _resume(pending, context.message)
-        return self.plan.build(context.message, context.task.history, threaded=self.threaded)
+                return _resume(pending, message)
+        history = [
+            message if m.message_id == message.message_id else m for m in context.task.history
+        ]
+        return self.plan.build(message, history, threaded=self.threaded)
 
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
         config = self.run_config(context)
@@ -244,7 +267,14 @@ class LangChainAgent(AgentExecutor):
     async def _run(
         self, context: RequestContext, updater: TaskUpdater, config: RunnableConfig
     ) -> None:
-        value = await self._input(context, config)
+        try:
+            message = await accept_files(
+                context.message, self.file_policy, self.file_blocks, self.url_policy
+            )
+        except FileRefusedError as exc:
+            await updater.fail(str(exc))
+            return
+        value = await self._input(context, config, message)
         missing = self.plan.missing(value)
         if missing:
             await updater.fail(missing_inputs_text("agent", missing))
@@ -277,7 +307,7 @@ class LangChainAgent(AgentExecutor):
             await mapper.answer.close()
             await updater.require_input(_question(updater, mapper.interrupts))
             return
-        await mapper.answer.close(output_parts(output))
+        await mapper.answer.close(with_files(output_parts(output), mapper.files))
 
 
 def _question(updater: TaskUpdater, interrupts: Sequence[Any]) -> Message:

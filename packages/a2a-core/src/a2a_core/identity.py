@@ -15,11 +15,16 @@ __all__ = ["Authenticator", "Principal"]
 
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """An authenticated caller. Tasks are scoped to ``id``."""
+    """An authenticated caller. Tasks are scoped to ``id`` (and the request's tenant).
+
+    ``scopes``: what the credential grants (OAuth scopes of a JWT), checked
+    against the ``operation_scopes`` option; None when the scheme has no scopes.
+    """
 
     id: str
     scheme: str | None = None
     attributes: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    scopes: frozenset[str] | None = None
 
 
 Authenticator = Callable[[Mapping[str, str]], Awaitable[Principal | None]]

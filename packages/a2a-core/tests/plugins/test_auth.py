@@ -109,6 +109,7 @@ async def test_builtin_factories_read_the_options() -> None:
     assert {n: r.plugin for n, r in registrations.items()} == {
         "bearer": "a2a_core.auth",
         "api_key": "a2a_core.auth",
+        "oidc": "a2a_core.auth",
     }
     assert auth_backends(pm, {}) == []
     backends = auth_backends(

@@ -18,7 +18,7 @@ import signal
 import socket
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..bindings import bindings
 from .common import ExitCode, UsageError, check_url, parse_header
@@ -140,6 +140,28 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="TOKEN",
         help="require 'Authorization: Bearer TOKEN' (repeatable: each token is one caller)",
     )
+    identity = parser.add_argument_group("identity (JWT bearer tokens from an OIDC issuer)")
+    identity.add_argument(
+        "--oidc-issuer",
+        metavar="URL",
+        help="accept JWTs from this issuer (its discovery document and JWKS); needs [jwt]",
+    )
+    identity.add_argument(
+        "--oidc-audience", metavar="AUD", help="with --oidc-issuer: the audience tokens must name"
+    )
+    identity.add_argument(
+        "--oidc-jwks-url", metavar="URL", help="the issuer's key set (default: from discovery)"
+    )
+    identity.add_argument(
+        "--require-scope",
+        action="append",
+        default=[],
+        metavar="GROUP=SCOPE",
+        help=(
+            "operations of GROUP (read, send, cancel, push, *) need SCOPE in the caller's token "
+            "(repeatable; several scopes for one group: any of them)"
+        ),
+    )
     behaviour.add_argument(
         "--adapter", metavar="NAME", help="the adapter to use (default: found from the object)"
     )
@@ -251,7 +273,27 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--bearer-token must not be empty")
     if tokens:
         options["bearer_tokens"] = {t.strip(): f"token-{i}" for i, t in enumerate(tokens, 1)}
+    if args.oidc_issuer:
+        if not args.oidc_audience:
+            raise UsageError("--oidc-issuer needs --oidc-audience (the audience tokens must name)")
+        options["oidc_issuer"] = args.oidc_issuer
+        options["oidc_audience"] = args.oidc_audience
+        if args.oidc_jwks_url:
+            options["oidc_jwks_url"] = args.oidc_jwks_url
+    elif args.oidc_audience or args.oidc_jwks_url:
+        raise UsageError("--oidc-audience and --oidc-jwks-url need --oidc-issuer")
     return options
+
+
+def _operation_scopes(args: argparse.Namespace) -> dict[str, list[str]] | None:
+    """``--require-scope GROUP=SCOPE`` (repeatable) as the ``operation_scopes`` option."""
+    scopes: dict[str, list[str]] = {}
+    for item in cast("Sequence[str]", args.require_scope):
+        group, sep, scope = item.partition("=")
+        if not sep or not group.strip() or not scope.strip():
+            raise UsageError(f"--require-scope takes GROUP=SCOPE, not {item!r}")
+        scopes.setdefault(group.strip(), []).append(scope.strip())
+    return scopes or None
 
 
 async def _resolve_local(
@@ -366,6 +408,7 @@ async def run(args: argparse.Namespace) -> int:
                     grpc_port=grpc_port,
                     store_url=args.store,
                     strict_output_modes=bool(args.strict_output_modes),
+                    operation_scopes=_operation_scopes(args),
                     **options,
                 )
             )
@@ -393,6 +436,8 @@ async def run(args: argparse.Namespace) -> int:
             details.append("push notifications on")
         if options.get("bearer_tokens"):
             details.append(f"bearer auth ({len(options['bearer_tokens'])} token(s))")
+        if options.get("oidc_issuer"):
+            details.append(f"JWT auth from {options['oidc_issuer']}")
         console.line(console.dim("; ".join(details)))
         if args.public_url:
             console.line(console.dim(f"Listening on {args.host}:{port}"))

@@ -87,7 +87,10 @@ def build_service(
     opts: Mapping[str, Any] = MappingProxyType(dict(options.agent))
     resolved = resolve_agent(agent, opts, adapter=svc.adapter, plugin_manager=pm)
     the_card = card if card is not None else default_card(resolved, opts)
-    backends = auth_backends(pm, opts)
+    auth_opts = opts
+    if svc.operation_scopes:
+        auth_opts = MappingProxyType({**opts, "operation_scopes": svc.operation_scopes})
+    backends = auth_backends(pm, auth_opts)
     the_card = with_security_schemes(the_card, backends)
     the_card = apply_card_hooks(pm, the_card, opts)
     observers = list(svc.observers)
@@ -115,6 +118,7 @@ def build_service(
         authenticate=chain_authenticators(backends) if backends else None,
         lifespan=lifespan,
         files=_file_store(svc),
+        operation_scopes=svc.operation_scopes,
     )
 
 

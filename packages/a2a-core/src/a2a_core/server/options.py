@@ -108,6 +108,9 @@ class ServiceOptions:
     file_store: FileStore | bool = True
     """Large outgoing files served by URL: True (a default ``FileStore``: above 1 MiB), a
     ``FileStore`` of your own, or False (every file inline)."""
+    operation_scopes: Mapping[str, str | Sequence[str]] | None = None
+    """Scopes each operation group needs (``read``, ``send``, ``cancel``, ``push``, ``*``),
+    any one of them granted by the caller's token; see ``server.authorization``."""
 
 
 APP_OPTION_NAMES = frozenset(f.name for f in fields(AppOptions))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, cast
 
@@ -51,6 +51,7 @@ from ..types import (
     TaskStatusUpdateEvent,
 )
 from ..wire.operations import Operation
+from .authorization import OperationScopes
 from .context import ServerCallContext
 from .events import NO_ID, EventBus, EventsLost, Subscription
 from .executor import as_executor
@@ -89,9 +90,16 @@ class A2AService:
         authenticate: Authenticator | None = None,
         lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
         files: FileStore | None = None,
+        operation_scopes: OperationScopes | Mapping[str, str | Sequence[str]] | None = None,
     ) -> None:
         self.authenticate = authenticate
         """How the edges authenticate callers by default (``create_app`` uses it)."""
+        self.operation_scopes = (
+            operation_scopes
+            if operation_scopes is None or isinstance(operation_scopes, OperationScopes)
+            else OperationScopes(operation_scopes)
+        )
+        """Which scopes each operation needs (checked before it runs); None: no scope checks."""
         self.lifespan = lifespan
         """What an app serving this service enters at startup by default (plugin lifespans)."""
         self.streaming = streaming
@@ -165,6 +173,8 @@ class A2AService:
         handler = _HANDLERS.get(op)
         if handler is None:
             raise UnsupportedOperationError(f"{op.value} is a streaming operation")
+        if self.operation_scopes is not None:
+            self.operation_scopes.check(op, call.principal)
         try:
             return await handler(self, request, call)
         except A2AError:
@@ -177,6 +187,8 @@ class A2AService:
         self, op: Operation, request: BaseModel, call: ServerCallContext
     ) -> AsyncIterator[StreamEvent]:
         """Start a streaming operation: errors are raised here, before the first event."""
+        if self.operation_scopes is not None:
+            self.operation_scopes.check(op, call.principal)
         try:
             if op is Operation.SEND_STREAMING_MESSAGE:
                 return await self.stream_message(cast(SendMessageRequest, request), call)

@@ -11,10 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ...errors import AuthenticationRequiredError, ExtensionSupportRequiredError
+from ...errors import (
+    AuthenticationRequiredError,
+    ExtensionSupportRequiredError,
+    PermissionDeniedError,
+)
 from ...identity import Authenticator, Principal
 from ...types import AgentCard
 from ...wire import DecodeLimits
+from ..authorization import auth_logger
 from ..service import A2AService
 from .sse import SseConfig
 
@@ -109,8 +114,15 @@ class Edge:
     async def principal(self, headers: Mapping[str, str]) -> Principal | None:
         """The authenticated caller; AuthenticationRequiredError when one is required."""
         hook = self.authenticate
-        principal = await hook(headers) if hook is not None else None
+        try:
+            principal = await hook(headers) if hook is not None else None
+        except (AuthenticationRequiredError, PermissionDeniedError) as exc:
+            cause = exc.__cause__
+            reason = f"{type(cause).__name__}: {cause}" if cause is not None else exc.message
+            auth_logger.warning("refused: %s (%s)", type(exc).__name__, reason[:200])
+            raise
         if principal is None and self.require_auth:
+            auth_logger.warning("refused: no credentials")
             raise AuthenticationRequiredError(
                 "This agent requires authentication (see the agent card's securitySchemes)"
             )

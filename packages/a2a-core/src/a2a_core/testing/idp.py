@@ -1,0 +1,317 @@
+"""A test identity provider on 127.0.0.1: discovery, JWKS and a client-credentials token endpoint.
+
+Keys are made when it starts (RSA, or EC with ``algorithm="ES256"``); tests
+mint tokens with ``issue`` (any claims, expired or not yet valid ones too),
+register clients with ``add_client`` and rotate keys with ``rotate``::
+
+    async with IdentityProvider() as idp:
+        token = idp.issue("alice", audience="my-agent", scopes=["a2a.send"])
+        async with running_server(agent, oidc_issuer=idp.issuer, oidc_audience="my-agent"):
+            ...
+
+Needs the ``[jwt]`` extra (PyJWT with cryptography). Loopback only; never for production.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import json
+import secrets
+import socket
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+import jwt
+import uvicorn
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+
+__all__ = ["IdentityProvider", "SigningKey"]
+
+_Receive = Callable[[], Awaitable[dict[str, Any]]]
+_Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    """One key pair of the provider: ``kid``, algorithm, private key, public JWK."""
+
+    kid: str
+    algorithm: str
+    private_key: Any
+    jwk: dict[str, Any]
+
+    @classmethod
+    def generate(cls, algorithm: str = "RS256", kid: str | None = None) -> SigningKey:
+        """A fresh key pair for ``algorithm`` (RS256/PS256 -> RSA 2048, ES256 -> P-256)."""
+        kid = kid or uuid.uuid4().hex[:12]
+        if algorithm.startswith(("RS", "PS")):
+            private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+            public_jwk = dict(RSAAlgorithm.to_jwk(private.public_key(), as_dict=True))
+        elif algorithm == "ES256":
+            private = ec.generate_private_key(ec.SECP256R1())
+            public_jwk = dict(ECAlgorithm.to_jwk(private.public_key(), as_dict=True))
+        else:
+            raise ValueError(f"unsupported test key algorithm {algorithm!r}")
+        public_jwk.update({"kid": kid, "alg": algorithm, "use": "sig"})
+        return cls(kid, algorithm, private, public_jwk)
+
+    def public_pem(self) -> bytes:
+        """The public key in PEM (what an algorithm-confusion attacker would use as a secret)."""
+        from cryptography.hazmat.primitives import serialization
+
+        return self.private_key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+
+
+@dataclass
+class _Client:
+    secret: str
+    scopes: frozenset[str]
+    subject: str
+
+
+@dataclass
+class _Counters:
+    discovery: int = 0
+    jwks: int = 0
+    token: int = 0
+    token_failures: int = 0
+    issued: list[str] = field(default_factory=list[str])
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None]:
+        yield
+
+
+class IdentityProvider:
+    """An OpenID Connect provider for tests, served on 127.0.0.1 while entered (async)."""
+
+    def __init__(
+        self,
+        *,
+        algorithm: str = "RS256",
+        audience: str = "a2a-agent",
+        token_ttl: int = 300,
+    ) -> None:
+        self.algorithm = algorithm
+        self.default_audience = audience
+        self.token_ttl = token_ttl
+        self.keys: list[SigningKey] = [SigningKey.generate(algorithm)]
+        """Published keys; the first one signs."""
+        self.clients: dict[str, _Client] = {}
+        self.counters = _Counters()
+        self.issuer = ""
+        """``http://127.0.0.1:<port>`` once started."""
+        self._server: _Server | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._sock: socket.socket | None = None
+
+    # -- keys, clients, tokens ---------------------------------------------------------
+
+    @property
+    def signing_key(self) -> SigningKey:
+        """The key new tokens are signed with."""
+        return self.keys[0]
+
+    def rotate(self, *, keep_old: bool = False) -> SigningKey:
+        """Sign with a new key from now on; the old keys stay published only with ``keep_old``."""
+        new = SigningKey.generate(self.algorithm)
+        self.keys = [new, *self.keys] if keep_old else [new]
+        return new
+
+    def add_client(
+        self,
+        client_id: str,
+        secret: str | None = None,
+        *,
+        scopes: Iterable[str] = (),
+        subject: str | None = None,
+    ) -> str:
+        """Register a client-credentials client; returns its secret."""
+        secret = secret or secrets.token_urlsafe(24)
+        self.clients[client_id] = _Client(secret, frozenset(scopes), subject or client_id)
+        return secret
+
+    def issue(
+        self,
+        subject: str = "alice",
+        *,
+        audience: str | list[str] | None = None,
+        scopes: Iterable[str] = (),
+        expires_in: float | None = None,
+        not_before: float | None = None,
+        issuer: str | None = None,
+        key: SigningKey | None = None,
+        claims: Mapping[str, Any] | None = None,
+    ) -> str:
+        """A signed token; ``expires_in`` / ``not_before`` are seconds from now (negative: past)."""
+        now = time.time()
+        key = key or self.signing_key
+        payload: dict[str, Any] = {
+            "iss": issuer if issuer is not None else self.issuer,
+            "sub": subject,
+            "aud": audience if audience is not None else self.default_audience,
+            "iat": int(now),
+            "exp": int(now + (self.token_ttl if expires_in is None else expires_in)),
+            "jti": uuid.uuid4().hex,
+        }
+        if not_before is not None:
+            payload["nbf"] = int(now + not_before)
+        scope_list = list(scopes)
+        if scope_list:
+            payload["scope"] = " ".join(scope_list)
+        payload.update(claims or {})
+        return jwt.encode(
+            payload, key.private_key, algorithm=key.algorithm, headers={"kid": key.kid}
+        )
+
+    @property
+    def discovery_url(self) -> str:
+        """``<issuer>/.well-known/openid-configuration``."""
+        return f"{self.issuer}/.well-known/openid-configuration"
+
+    @property
+    def token_url(self) -> str:
+        """The client-credentials token endpoint."""
+        return f"{self.issuer}/token"
+
+    @property
+    def jwks_url(self) -> str:
+        """The published key set."""
+        return f"{self.issuer}/jwks"
+
+    # -- HTTP --------------------------------------------------------------------------
+
+    async def __call__(self, scope: dict[str, Any], receive: _Receive, send: _Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                else:
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        path, method = scope["path"], scope["method"]
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        if path == "/.well-known/openid-configuration" and method == "GET":
+            self.counters.discovery += 1
+            await _json(send, 200, self._discovery())
+        elif path == "/jwks" and method == "GET":
+            self.counters.jwks += 1
+            await _json(send, 200, {"keys": [k.jwk for k in self.keys]})
+        elif path == "/token" and method == "POST":
+            self.counters.token += 1
+            headers = {
+                k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]
+            }
+            status, answer = self._token(headers, body)
+            if status != 200:
+                self.counters.token_failures += 1
+            await _json(send, status, answer)
+        else:
+            await _json(send, 404, {"error": "not_found"})
+
+    def _discovery(self) -> dict[str, Any]:
+        return {
+            "issuer": self.issuer,
+            "jwks_uri": self.jwks_url,
+            "token_endpoint": self.token_url,
+            "grant_types_supported": ["client_credentials"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+            "id_token_signing_alg_values_supported": [self.algorithm],
+        }
+
+    def _token(self, headers: Mapping[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
+        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
+        if form.get("grant_type") != "client_credentials":
+            return 400, {"error": "unsupported_grant_type"}
+        client_id, secret = form.get("client_id"), form.get("client_secret")
+        auth = headers.get("authorization", "")
+        if auth.lower().startswith("basic "):
+            try:
+                decoded = base64.b64decode(auth[6:].strip()).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                return 401, {"error": "invalid_client"}
+            client_id, _, secret = decoded.partition(":")
+        client = self.clients.get(client_id or "")
+        if client is None or secret is None or not secrets.compare_digest(client.secret, secret):
+            return 401, {"error": "invalid_client"}
+        requested = set(form.get("scope", "").split())
+        granted = sorted(requested & client.scopes) if requested else sorted(client.scopes)
+        if requested - client.scopes:
+            return 400, {"error": "invalid_scope"}
+        audience = form.get("audience") or form.get("resource") or self.default_audience
+        token = self.issue(client.subject, audience=audience, scopes=granted)
+        self.counters.issued.append(token)
+        answer: dict[str, Any] = {
+            "access_token": token,
+            "token_type": "Bearer",
+            "expires_in": self.token_ttl,
+        }
+        if granted:
+            answer["scope"] = " ".join(granted)
+        return 200, answer
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def __aenter__(self) -> IdentityProvider:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.bind(("127.0.0.1", 0))
+        self._sock = sock
+        self.issuer = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        config = uvicorn.Config(self, lifespan="on", log_level="warning", access_log=False)
+        self._server = _Server(config)
+        self._task = asyncio.get_running_loop().create_task(self._server.serve(sockets=[sock]))
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()
+                raise RuntimeError("the identity provider stopped during startup")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the identity provider did not start")
+            await asyncio.sleep(0.005)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, timeout=10)
+            except TimeoutError:
+                self._task.cancel()
+        if self._sock is not None:
+            self._sock.close()
+
+    def __repr__(self) -> str:
+        return f"IdentityProvider(issuer={self.issuer!r}, clients={sorted(self.clients)})"
+
+
+async def _json(send: _Send, status: int, value: object) -> None:
+    body = json.dumps(value).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"cache-control", b"no-store")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

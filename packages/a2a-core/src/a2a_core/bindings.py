@@ -1,13 +1,14 @@
 """The protocol bindings this package speaks, registered in one table.
 
 A binding is one entry here: the name cards use for it, the other spellings
-clients and the CLI accept, the protocol versions it carries, and where its
-client transport lives. The transport is named by import path and loaded
-only when an interface of that binding is chosen, so an optional binding
-(gRPC, behind the ``grpc`` extra) costs nothing until it is used, and a
-missing extra is reported by name. Interface selection, ``A2AClient`` and
-the CLI all read this table; a new binding is one module and one
-``register_binding`` call.
+clients and the CLI accept, the protocol versions it carries, where its
+client transport lives and how a server serves it: as routes of the ASGI
+app (``routes``: JSON-RPC, HTTP+JSON) or on a port of its own (``server``:
+gRPC). Each is named by import path and loaded only when used, so an
+optional binding (gRPC, behind the ``grpc`` extra) costs nothing until then,
+and a missing extra is reported by name. Interface selection, ``A2AClient``,
+the CLI, ``A2AApp`` and the card's interfaces all read this table; a new
+binding is one module and one ``register_binding`` call.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
     from .client.transports._http import HttpSettings
     from .client.transports.base import ClientTransport
+    from .server.asgi.routes import ServedBinding
     from .types import AgentInterface
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "cli_bindings",
     "normalize_binding",
     "register_binding",
+    "unregister_binding",
 ]
 
 
@@ -87,7 +90,7 @@ class BindingUnavailableError(ImportError):
 
 @dataclass(frozen=True, slots=True)
 class Binding:
-    """One protocol binding: its names, versions and client transport."""
+    """One protocol binding: its names, versions, client transport and server side."""
 
     name: str
     """The name in ``AgentInterface.protocol_binding`` ("JSONRPC", "HTTP+JSON", "GRPC")."""
@@ -108,6 +111,10 @@ class Binding:
     """Whether a card's interface URL may be relative to the card's own URL (HTTP bindings)."""
     requires: tuple[str, ...] = ()
     """Modules that must be importable for the binding to be usable (the extra's)."""
+    routes: str | None = None
+    """``"module:attribute"`` of the binding's ``ServedBinding`` (``a2a_core.server.asgi``):
+    the routes it adds to the ASGI app and the interfaces it publishes; None for bindings
+    that are not routes of the app."""
 
     @property
     def available(self) -> bool:
@@ -125,6 +132,12 @@ class Binding:
         if self.server is None:
             raise BindingUnavailableError(f"The {self.name} binding has no listener of its own")
         return cast("Callable[..., Listener]", self._load(self.server))
+
+    def served(self) -> ServedBinding:
+        """The server side of a binding served as routes of the ASGI app, imported now."""
+        if self.routes is None:
+            raise BindingUnavailableError(f"The {self.name} binding has no routes in the app")
+        return cast("ServedBinding", self._load(self.routes))
 
     def _load(self, path: str) -> Any:
         module_name, _, attribute = path.partition(":")
@@ -156,6 +169,15 @@ def register_binding(entry: Binding) -> None:
         _ALIASES[spelling.strip().upper()] = entry.name
 
 
+def unregister_binding(name: str) -> Binding | None:
+    """Remove a binding (any accepted spelling) and its spellings; the removed entry, or None."""
+    entry = _REGISTRY.pop(normalize_binding(name), None)
+    if entry is not None:
+        for spelling in [s for s, n in _ALIASES.items() if n == entry.name]:
+            del _ALIASES[spelling]
+    return entry
+
+
 def bindings() -> tuple[Binding, ...]:
     """Every registered binding, in registration order (the default preference)."""
     return tuple(_REGISTRY.values())
@@ -185,12 +207,14 @@ _builtin(
     aliases=("JSON-RPC", "JSONRPC2"),
     cli_names=("jsonrpc",),
     client="a2a_core.client.transports.jsonrpc:from_interface",
+    routes="a2a_core.server.asgi.jsonrpc:SERVED",
 )
 _builtin(
     name="HTTP+JSON",
     aliases=("HTTP_JSON", "HTTPJSON", "REST"),
     cli_names=("http+json", "rest"),
     client="a2a_core.client.transports.rest:from_interface",
+    routes="a2a_core.server.asgi.rest:SERVED",
 )
 _builtin(
     name="GRPC",

@@ -41,6 +41,7 @@ from ..stores.registry import open_task_store
 from ..types import AgentCard, AgentInterface
 from .asgi.app import A2AApp
 from .asgi.origin import interfaces_for
+from .asgi.routes import published_interfaces
 from .files import FileStore
 from .options import BuildOptions, ServiceOptions, check_agent_options, parse_options
 from .push_api import PushNotifier
@@ -158,12 +159,10 @@ def build_app(
     """
     app_opts = options.app
     served_base = None if app_opts.public_url else (base_url or LOCAL_BASE)
-    interfaces = interfaces_for(
+    interfaces = published_interfaces(
         app_opts.public_url.rstrip("/") if app_opts.public_url else (base_url or LOCAL_BASE),
-        jsonrpc_path=app_opts.jsonrpc_path,
-        rest=app_opts.rest,
-        rest_prefix=app_opts.rest_prefix,
-        grpc_address=grpc_address,
+        app_opts,
+        {"GRPC": grpc_address} if grpc_address is not None else None,
     )
     the_card = resolve_card(card, interfaces)
     if isinstance(agent_or_service, A2AService):

@@ -1,10 +1,12 @@
-"""The A2A ASGI application: card, JSON-RPC and HTTP+JSON over one ``A2AService``.
+"""The A2A ASGI application: the card and each HTTP binding's routes over one ``A2AService``.
 
 Plain ASGI (no framework): it runs under any ASGI server and mounts inside
 Starlette or FastAPI (``app.mount("/agent", a2a_app)``; the host app then
 owns the lifespan, so enter ``a2a_app.lifespan()`` from it). Dispatch is a
-comparison or two on the path; everything per-app (codecs, the encoded card,
-extension sets) is prepared here, once.
+comparison or two on the path; everything per-app (the bindings' routes and
+codecs, the encoded card, extension sets) is prepared here, once. The
+routes come from the binding table (``a2a_core.bindings``): JSON-RPC and
+HTTP+JSON are registrations there like any other HTTP binding.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from ...card import with_default_skill
 from ...errors import A2AError, HttpStatusMapping, InternalError
 from ...types import AgentCard
-from ...wire import DEFAULT_LIMITS, Codec, DecodeLimits, V10Codec, dumps
+from ...wire import DEFAULT_LIMITS, DecodeLimits, dumps
 from ..head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT, head_too_large
 from ..options import AppOptions
 from ..service import A2AService, ConfigurationError
@@ -28,17 +30,14 @@ from .card_route import CARD_PATHS, CardDocument, PublishedCard, card_document
 from .edge import Authenticate, Edge
 from .files_route import BASE_URL_KEY, FILES_PATH, file_base, serve_file
 from .http import Receive, Scope, Send, header_map, send_bytes
-from .jsonrpc import JsonRpcEndpoint
 from .landing import PAGE_METHODS, LandingPage
-from .origin import TrustedProxies, interfaces_for, rebase_card
-from .rest import RestEndpoint
+from .origin import TrustedProxies, rebase_card
+from .routes import RouteContext, Router, published_interfaces
 from .sse import SseConfig
 
 __all__ = ["A2AApp", "Lifespan", "create_app"]
 
 logger = logging.getLogger("a2a_core.server.asgi")
-
-_MEDIA_TYPES = ("application/json", "application/a2a+json")
 
 Lifespan = Callable[[Any], AbstractAsyncContextManager[Any]]
 """Extra startup/shutdown work: ``lifespan(app)`` is entered at startup, exited at shutdown."""
@@ -56,22 +55,10 @@ class A2AApp:
         served_base: str | None = None,
     ) -> None:
         opts = options if options is not None else AppOptions()
-        jsonrpc_path, rest, rest_prefix = opts.jsonrpc_path, opts.rest, opts.rest_prefix
-        rest_content_type, limits = opts.rest_content_type, opts.limits
-        max_body_bytes, http_status_mapping = opts.max_body_bytes, opts.http_status_mapping
+        limits, max_body_bytes = opts.limits, opts.max_body_bytes
         authenticate = opts.authenticate if opts.authenticate is not None else service.authenticate
         lifespan = opts.lifespan if opts.lifespan is not None else service.lifespan
         self.options = opts
-        if rest_content_type not in _MEDIA_TYPES:
-            raise ConfigurationError(f"rest_content_type must be one of {', '.join(_MEDIA_TYPES)}")
-        if jsonrpc_path is None and not rest:
-            raise ConfigurationError(
-                "the app would serve no binding (jsonrpc_path=None, rest=False)"
-            )
-        if jsonrpc_path is not None and not jsonrpc_path.startswith("/"):
-            raise ConfigurationError("jsonrpc_path must start with '/'")
-        if rest_prefix and (not rest_prefix.startswith("/") or rest_prefix.endswith("/")):
-            raise ConfigurationError("rest_prefix must start with '/' and not end with '/'")
         body_limit = max_body_bytes if max_body_bytes is not None else limits.max_bytes
         if body_limit <= 0:
             raise ConfigurationError("max_body_bytes must be > 0")
@@ -79,8 +66,7 @@ class A2AApp:
             raise ConfigurationError("max_header_bytes and max_header_count must be > 0")
         self.max_header_bytes = opts.max_header_bytes
         self.max_header_count = opts.max_header_count
-        mapping = HttpStatusMapping(http_status_mapping)
-        self.http_status_mapping = mapping
+        self.http_status_mapping = HttpStatusMapping(opts.http_status_mapping)
         self.service = service
         self._extra_lifespan = lifespan
         # A published card always lists a skill (1.0 requires one).
@@ -99,25 +85,8 @@ class A2AApp:
                 "The agent card declares security but no authenticate hook was given "
                 "(pass authenticate=..., or require_auth=False when a proxy authenticates)"
             )
-        from ...wire.v03 import V03JsonRpcCodec
-        from ...wire.v03_rest import V03RestCodec
-
-        v10: Codec = V10Codec(limits)
-        codecs: dict[str, Codec] = {"1.0": v10, "0.3": V03JsonRpcCodec(limits)}
-        self.jsonrpc_path = jsonrpc_path
-        self.rest_prefix = rest_prefix
-        self._jsonrpc = JsonRpcEndpoint(self.edge, codecs) if jsonrpc_path is not None else None
-        self._rest = (
-            RestEndpoint(
-                self.edge,
-                v10,
-                V03RestCodec(limits),
-                mapping=mapping,
-                content_type=rest_content_type,
-            )
-            if rest
-            else None
-        )
+        # Each HTTP binding of the table (a2a_core.bindings) adds its routes.
+        self.router = Router(RouteContext(self.edge, opts))
         self.published = _published(self.card, opts, served_base)
         self.card_document = self.published.fixed or CardDocument(
             card_document(self.card), max_age=opts.card_max_age, modified_at=time.time()
@@ -163,19 +132,18 @@ class A2AApp:
                     await serve_file(files, self.edge, scope, send, path[len(FILES_PATH) :])
                     return
                 scope[BASE_URL_KEY] = file_base(scope, self.options.public_url, self._proxies)
-            if path == self.jsonrpc_path and self._jsonrpc is not None:
-                if scope["method"] in PAGE_METHODS and self._page_wanted(scope):
+            route = self.router.exact.get(path)
+            if route is not None:
+                if route.page and scope["method"] in PAGE_METHODS and self._page_wanted(scope):
                     await self._landing.respond(scope, send)
                 else:
-                    await self._jsonrpc(scope, receive, send)
+                    await route.handler(scope, receive, send, "")
             elif path in CARD_PATHS:
                 await self._card(scope, send)
             elif path == "/" and scope["method"] in PAGE_METHODS and self._page_wanted(scope):
                 await self._landing.respond(scope, send)
-            elif self._rest is not None and (
-                not self.rest_prefix or path.startswith(self.rest_prefix + "/")
-            ):
-                await self._rest(scope, receive, send, path[len(self.rest_prefix) :])
+            elif (route := self.router.prefixed(path)) is not None:
+                await route.handler(scope, receive, send, path[len(route.path) :])
             else:
                 await send_bytes(send, 404, self._not_found, b"application/json")
         except OSError as exc:
@@ -263,9 +231,7 @@ def _published(card: AgentCard, opts: AppOptions, served_base: str | None) -> Pu
     """
     template, base = card, served_base
     if not card.supported_interfaces:
-        here = interfaces_for(
-            "", jsonrpc_path=opts.jsonrpc_path, rest=opts.rest, rest_prefix=opts.rest_prefix
-        )
+        here = published_interfaces("", opts)
         template, base = card.model_copy(update={"supported_interfaces": here}), ""
     if opts.public_url and base is not None:
         template, base = rebase_card(template, base, opts.public_url.rstrip("/")), None

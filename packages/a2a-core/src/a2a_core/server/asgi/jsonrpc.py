@@ -45,9 +45,11 @@ from ...errors import (
     PayloadTooLargeError,
     PermissionDeniedError,
 )
-from ...types import StreamEvent
+from ...types import AgentInterface, StreamEvent, TransportProtocol
 from ...wire import Codec, dumps, loads, operation_for_method
 from ..context import ServerCallContext
+from ..options import AppOptions
+from ..service import ConfigurationError
 from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge
 from .files_route import BASE_URL_KEY
@@ -64,9 +66,10 @@ from .http import (
     requested_version,
     send_bytes,
 )
+from .routes import Route, RouteContext
 from .sse import SSE_HEADERS, close_events, send_sse_error, stream_sse
 
-__all__ = ["JsonRpcEndpoint"]
+__all__ = ["SERVED", "JsonRpcBinding", "JsonRpcEndpoint"]
 
 logger = logging.getLogger("a2a_core.server.asgi")
 
@@ -93,7 +96,7 @@ class JsonRpcEndpoint:
         self._v10 = codecs["1.0"]
         self._v03 = codecs["0.3"]
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send, _rest: str = "") -> None:
         if scope["method"] != "POST":
             body = self._error_body(
                 self._v10, None, InvalidRequestError("JSON-RPC requests must use POST")
@@ -277,3 +280,39 @@ class JsonRpcEndpoint:
             await send_sse_error(send, b"data: " + body + b"\n\n", SSE_HEADERS + more)
             return
         await send_bytes(send, status, body, _JSON, more)
+
+
+class JsonRpcBinding:
+    """The JSON-RPC binding's server side (its ``ServedBinding`` in ``a2a_core.bindings``):
+    one endpoint at ``jsonrpc_path`` for both versions; ``jsonrpc_path=None`` turns it off."""
+
+    def interfaces(self, base_url: str, options: AppOptions) -> list[AgentInterface]:
+        """1.0 then 0.3 at ``jsonrpc_path`` under ``base_url``."""
+        path = options.jsonrpc_path
+        if path is None:
+            return []
+        url = base_url if path == "/" else base_url + path
+        return [
+            AgentInterface(
+                url=url, protocol_binding=TransportProtocol.JSONRPC, protocol_version=version
+            )
+            for version in ("1.0", "0.3")
+        ]
+
+    def routes(self, context: RouteContext) -> list[Route]:
+        """The endpoint (a browser's GET there gets the landing page)."""
+        path = context.options.jsonrpc_path
+        if path is None:
+            return []
+        if not path.startswith("/"):
+            raise ConfigurationError("jsonrpc_path must start with '/'")
+        from ...wire import V10Codec
+        from ...wire.v03 import V03JsonRpcCodec
+
+        limits = context.options.limits
+        codecs: dict[str, Codec] = {"1.0": V10Codec(limits), "0.3": V03JsonRpcCodec(limits)}
+        return [Route(path, JsonRpcEndpoint(context.edge, codecs), page=True)]
+
+
+SERVED = JsonRpcBinding()
+"""Registered as ``routes`` of the ``JSONRPC`` binding."""

@@ -15,8 +15,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...types import AgentCard, AgentInterface, TransportProtocol
+from ...types import AgentCard, AgentInterface
+from ..options import AppOptions
 from ..service import ConfigurationError
+from .routes import published_interfaces
 
 __all__ = ["TrustedProxies", "interfaces_for", "rebase_card", "request_base"]
 
@@ -165,35 +167,15 @@ def interfaces_for(
     rest_prefix: str = "",
     grpc_address: str | None = None,
 ) -> list[AgentInterface]:
-    """The interfaces an ``A2AApp`` at ``base_url`` serves: JSON-RPC first, 1.0 before 0.3.
+    """The interfaces an ``A2AApp`` at ``base_url`` serves, in the binding table's order
+    (JSON-RPC, HTTP+JSON, then any other registered binding; 1.0 before 0.3).
 
-    ``grpc_address`` (``host:port``) adds the gRPC interface (1.0) last.
+    ``grpc_address`` (``host:port``) adds the gRPC interface (1.0) served beside it.
+    ``published_interfaces`` takes the app's whole options.
     """
-    out: list[AgentInterface] = []
-    if jsonrpc_path is not None:
-        url = base_url if jsonrpc_path == "/" else base_url + jsonrpc_path
-        for version in ("1.0", "0.3"):
-            out.append(
-                AgentInterface(
-                    url=url, protocol_binding=TransportProtocol.JSONRPC, protocol_version=version
-                )
-            )
-    if rest:
-        for version in ("1.0", "0.3"):
-            out.append(
-                AgentInterface(
-                    url=base_url + rest_prefix,
-                    protocol_binding=TransportProtocol.HTTP_JSON,
-                    protocol_version=version,
-                )
-            )
-    if grpc_address is not None:
-        out.append(
-            AgentInterface(
-                url=grpc_address, protocol_binding=TransportProtocol.GRPC, protocol_version="1.0"
-            )
-        )
-    return out
+    options = AppOptions(jsonrpc_path=jsonrpc_path, rest=rest, rest_prefix=rest_prefix)
+    listeners = {"GRPC": grpc_address} if grpc_address is not None else None
+    return published_interfaces(base_url, options, listeners)
 
 
 def rebase_card(card: AgentCard, old_base: str, new_base: str) -> AgentCard:

@@ -28,11 +28,13 @@ from ...errors import (
     InvalidParamsError,
     MethodNotFoundError,
 )
-from ...types import StreamEvent
-from ...wire import Codec, Operation, dumps, loads
+from ...types import AgentInterface, StreamEvent, TransportProtocol
+from ...wire import Codec, Operation, V10Codec, dumps, loads
 from ...wire.errors_wire import encode_rest_error_v03, encode_rest_error_v10
-from ...wire.v03_rest import assemble_request
+from ...wire.v03_rest import V03RestCodec, assemble_request
 from ..context import ServerCallContext
+from ..options import AppOptions
+from ..service import ConfigurationError
 from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge
 from .files_route import BASE_URL_KEY
@@ -49,9 +51,10 @@ from .http import (
     requested_version,
     send_bytes,
 )
+from .routes import Route, RouteContext
 from .sse import SSE_HEADERS, stream_sse
 
-__all__ = ["RestEndpoint", "RouteMatch", "match_route"]
+__all__ = ["SERVED", "RestBinding", "RestEndpoint", "RouteMatch", "match_route"]
 
 logger = logging.getLogger("a2a_core.server.asgi")
 
@@ -334,3 +337,48 @@ class RestEndpoint:
         if code == 413:
             more.append((b"connection", b"close"))
         await send_bytes(send, code, dumps(payload), _JSON, more)
+
+
+_MEDIA_TYPES = ("application/json", "application/a2a+json")
+
+
+class RestBinding:
+    """The HTTP+JSON binding's server side (its ``ServedBinding`` in ``a2a_core.bindings``):
+    every path below ``rest_prefix`` ("" : every path the app answers no other way);
+    ``rest=False`` turns it off."""
+
+    def interfaces(self, base_url: str, options: AppOptions) -> list[AgentInterface]:
+        """1.0 then 0.3 at ``rest_prefix`` under ``base_url``."""
+        if not options.rest:
+            return []
+        return [
+            AgentInterface(
+                url=base_url + options.rest_prefix,
+                protocol_binding=TransportProtocol.HTTP_JSON,
+                protocol_version=version,
+            )
+            for version in ("1.0", "0.3")
+        ]
+
+    def routes(self, context: RouteContext) -> list[Route]:
+        """One prefix route for both versions' paths."""
+        opts = context.options
+        if opts.rest_content_type not in _MEDIA_TYPES:
+            raise ConfigurationError(f"rest_content_type must be one of {', '.join(_MEDIA_TYPES)}")
+        prefix = opts.rest_prefix
+        if prefix and (not prefix.startswith("/") or prefix.endswith("/")):
+            raise ConfigurationError("rest_prefix must start with '/' and not end with '/'")
+        if not opts.rest:
+            return []
+        endpoint = RestEndpoint(
+            context.edge,
+            V10Codec(opts.limits),
+            V03RestCodec(opts.limits),
+            mapping=HttpStatusMapping(opts.http_status_mapping),
+            content_type=opts.rest_content_type,
+        )
+        return [Route(prefix, endpoint, prefix=True)]
+
+
+SERVED = RestBinding()
+"""Registered as ``routes`` of the ``HTTP+JSON`` binding."""

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import card, plugins, send, serve, tasks
+from . import card, playground, plugins, send, serve, tasks
 from .common import ExitCode, UsageError, session_of
 
 __all__ = ["DEBUG_ENV", "build_parser", "main"]
@@ -38,6 +38,7 @@ a first session:
   a2a card http://localhost:8000                          # in another
   a2a send http://localhost:8000 "hello"
   a2a send http://localhost:8000 "hello" --stream
+  a2a playground http://localhost:8000                    # try it in the browser
 
 exit status:
   0    success (the agent answered, or waits for input)
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_parser(commands)
     tasks.add_parsers(commands)
     plugins.add_parser(commands)
+    playground.add_parser(commands)
     for command in commands.choices.values():
         # Also after the command (``a2a serve x:y --debug``); unset there, the top level's wins.
         _debug_option(command, default=argparse.SUPPRESS)
@@ -109,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         return _pipe_closed()
     except KeyboardInterrupt:
-        if args.command == "serve":
+        if args.command in ("serve", "playground"):
             return ExitCode.OK
         print("\na2a: interrupted", file=sys.stderr)
         if session.task_id and getattr(args, "url", None):

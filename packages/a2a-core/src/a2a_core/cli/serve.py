@@ -163,6 +163,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     behaviour.add_argument(
+        "--no-playground",
+        action="store_true",
+        help="do not serve the browser playground at /playground/ (served by default)",
+    )
+    behaviour.add_argument(
         "--adapter", metavar="NAME", help="the adapter to use (default: found from the object)"
     )
     behaviour.add_argument(
@@ -409,6 +414,7 @@ async def run(args: argparse.Namespace) -> int:
                     store_url=args.store,
                     strict_output_modes=bool(args.strict_output_modes),
                     operation_scopes=_operation_scopes(args),
+                    playground=not args.no_playground,
                     **options,
                 )
             )
@@ -425,6 +431,8 @@ async def run(args: argparse.Namespace) -> int:
         what = f"a gateway to {args.target}" if gateway else _kind(resolved)
         console.line(f'Serving "{name}" ({what}) at {server.url}')
         console.line(f"Agent card: {server.url}/.well-known/agent-card.json")
+        if not args.no_playground:
+            console.line(f"Playground: {server.url}/playground/")
         if grpc_address:
             console.line(f"gRPC: {grpc_address}")
         from ..stores.registry import redact_url

@@ -83,6 +83,9 @@ class AppOptions:
     origin of each request (scheme, Host, mount path)."""
     trusted_proxies: Sequence[str] = ()
     """Peers (IPs, networks, ``"*"``) whose ``Forwarded`` / ``X-Forwarded-*`` headers count."""
+    playground: bool = True
+    """Serve the browser playground at ``/playground/`` (and to browsers at ``/``);
+    False for production when nobody should try the agent from a browser."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -32,6 +32,7 @@ from .files_route import BASE_URL_KEY, FILES_PATH, file_base, serve_file
 from .http import Receive, Scope, Send, header_map, send_bytes
 from .landing import PAGE_METHODS, LandingPage
 from .origin import TrustedProxies, rebase_card
+from .playground import PLAYGROUND_PATH, PlaygroundFiles, browser_wants_html
 from .routes import RouteContext, Router, published_interfaces
 from .sse import SseConfig
 
@@ -93,6 +94,7 @@ class A2AApp:
         )
         self._landing = LandingPage(self.card)
         self._proxies = TrustedProxies(opts.trusted_proxies) if opts.trusted_proxies else None
+        self._playground = PlaygroundFiles() if opts.playground else None
         self._not_found = dumps(
             {"error": {"code": 404, "status": "NOT_FOUND", "message": "Not found"}}
         )
@@ -135,13 +137,17 @@ class A2AApp:
             route = self.router.exact.get(path)
             if route is not None:
                 if route.page and scope["method"] in PAGE_METHODS and self._page_wanted(scope):
-                    await self._landing.respond(scope, send)
+                    await self._page(scope, send)
                 else:
                     await route.handler(scope, receive, send, "")
             elif path in CARD_PATHS:
                 await self._card(scope, send)
             elif path == "/" and scope["method"] in PAGE_METHODS and self._page_wanted(scope):
-                await self._landing.respond(scope, send)
+                await self._page(scope, send)
+            elif self._playground is not None and (
+                path == PLAYGROUND_PATH or path.startswith(PLAYGROUND_PATH + "/")
+            ):
+                await self._playground.respond(scope, send, path[len(PLAYGROUND_PATH) :])
             elif (route := self.router.prefixed(path)) is not None:
                 await route.handler(scope, receive, send, path[len(route.path) :])
             else:
@@ -167,6 +173,16 @@ class A2AApp:
             if key == b"accept":
                 accept = value.decode("latin-1")
         return self._landing.wanted(accept)
+
+    async def _page(self, scope: Scope, send: Send) -> None:
+        """A person at the agent's URL: a browser goes to the playground (when served),
+        anything else gets the landing page."""
+        if self._playground is not None:
+            accept = header_map(scope["headers"]).get("accept")
+            if browser_wants_html(accept):
+                await self._playground.redirect(scope, send)
+                return
+        await self._landing.respond(scope, send)
 
     async def _card(self, scope: Scope, send: Send) -> None:
         label(scope, "card")
@@ -260,6 +276,7 @@ def create_app(
     lifespan: Lifespan | None = None,
     public_url: str | None = None,
     trusted_proxies: Sequence[str] = (),
+    playground: bool = True,
 ) -> A2AApp:
     """The ASGI app for ``service``.
 
@@ -290,6 +307,8 @@ def create_app(
     - ``lifespan``: ``lifespan(app)`` -> async context manager entered at
       startup; default: the service's own (the plugins' ``a2a_lifespan``
       when ``configure_service`` built it).
+    - ``playground``: serve the browser playground at ``/playground/`` (a browser
+      opening the agent's URL is sent there); False turns it off (production).
     """
     options = AppOptions(
         jsonrpc_path=jsonrpc_path,
@@ -309,5 +328,6 @@ def create_app(
         lifespan=lifespan,
         public_url=public_url,
         trusted_proxies=tuple(trusted_proxies),
+        playground=playground,
     )
     return A2AApp(service, card=card, options=options)

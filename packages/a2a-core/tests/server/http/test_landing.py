@@ -1,8 +1,9 @@
 """A browser (or curl) opening the agent's URL gets a page, not a JSON-RPC error.
 
 Over a real socket (``running_server``): GET on the JSON-RPC endpoint with
-``Accept: text/html`` is an HTML page naming the agent and its card, with
-every piece of card text escaped; other Accepts get plain text, a JSON-only
+``Accept: text/html`` is, with the playground off, an HTML page naming the
+agent and its card, with every piece of card text escaped (with it on,
+browsers go to the playground: test_playground.py); other Accepts get plain text, a JSON-only
 client keeps the JSON-RPC 405, and POSTs are A2A calls as before.
 """
 
@@ -31,7 +32,9 @@ def hostile_card() -> AgentCardBuilder:
 
 
 async def test_a_browser_gets_an_html_page_with_escaped_card_text(unused_tcp_port: int) -> None:
-    async with running_server(echo, card=hostile_card(), port=unused_tcp_port) as srv:
+    async with running_server(
+        echo, card=hostile_card(), port=unused_tcp_port, playground=False
+    ) as srv:
         base = f"http://127.0.0.1:{srv.port}"
         async with httpx.AsyncClient(base_url=base) as client:
             r = await client.get("/", headers=BROWSER)
@@ -88,7 +91,7 @@ async def test_a_json_only_client_keeps_the_json_rpc_405(unused_tcp_port: int) -
 
 async def test_the_page_at_root_when_json_rpc_lives_elsewhere_and_when_mounted() -> None:
     service = A2AService(echo, make_card().model_copy(update={"name": "Mounted"}))
-    app = create_app(service, jsonrpc_path="/rpc")
+    app = create_app(service, jsonrpc_path="/rpc", playground=False)
     transport = httpx.ASGITransport(app, root_path="/agents/one")
     async with httpx.AsyncClient(transport=transport, base_url="http://host.test") as client:
         for path in ("/agents/one/", "/agents/one/rpc"):

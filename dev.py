@@ -4,6 +4,8 @@
     python3 dev.py demo      set up, then run the demo (examples/demo.py: a CrewAI crew
                              calls a LangChain chain over A2A, offline)
     python3 dev.py test      set up, then ruff, pyright and pytest over the whole repo
+                             (with CI=true it first installs Debian's chromium, when
+                             missing, for the playground's browser tests)
     python3 dev.py lint      set up, then ruff and pyright only
     python3 dev.py docs      set up, then build the documentation site into site/ (strict:
                              a broken link, a missing reference or any warning fails it)
@@ -169,8 +171,46 @@ def cmd_docs_serve(args: Sequence[str]) -> int:
     return subprocess.run(cmd, cwd=ROOT, env=docs_env(), check=False).returncode
 
 
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def ensure_chromium() -> None:
+    """In CI, install Debian's chromium for the browser tests when it is missing.
+
+    Quiet and bounded (10 minutes; about 40 s on a Debian 12 runner with a
+    fresh package index): ``apt-get install`` as root, or through ``sudo -n``.
+    Outside CI nothing is installed: the browser tests skip with the reason.
+    """
+    if not in_ci() or shutil.which("chromium") or os.environ.get("A2A_CHROMIUM"):
+        return
+    apt = shutil.which("apt-get")
+    if apt is None:
+        say("CI: no chromium and no apt-get; the browser tests will fail")
+        return
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    sudo = [] if root else ["sudo", "-n"]
+    say("CI: installing chromium for the browser tests (apt-get)")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for command in (
+        [*sudo, apt, "-qq", "update"],
+        [*sudo, apt, "-qq", "install", "-y", "--no-install-recommends", "chromium"],
+    ):
+        try:
+            done = subprocess.run(
+                command, env=env, stdout=subprocess.DEVNULL, timeout=600, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            say(f"CI: {' '.join(command)} failed: {exc}")
+            return
+        if done.returncode != 0:
+            say(f"CI: {' '.join(command)} exited with {done.returncode}")
+            return
+
+
 def cmd_test(args: Sequence[str]) -> int:
     run = setup()
+    ensure_chromium()
     failed = lint_steps(run)
     # pytest runs last so that its summary line closes the output.
     code = step(run, "pytest", ["pytest", *args])

@@ -152,3 +152,15 @@ def test_the_link_check_catches_relative_links() -> None:
         "../../docs/x.md",
         "y.md",
     ]
+
+
+def test_the_core_wheel_carries_the_playground_page(dist: Path) -> None:
+    """The page is served from the installed package: every file of it is in the wheel."""
+    static = ROOT / "packages" / "a2a-core" / "src" / "a2a_core" / "server" / "asgi"
+    static /= "playground_static"
+    expected = {f"a2a_core/server/asgi/playground_static/{p.name}" for p in static.iterdir()}
+    assert {"index.html", "app.js", "a2a.js", "render.js", "markdown.js", "style.css"} <= {
+        name.rsplit("/", 1)[1] for name in expected
+    }
+    _, wheel_files = wheel_metadata(dist, "a2a_adapters_core")
+    assert expected <= wheel_files

@@ -27,6 +27,7 @@ def test_every_command_and_option_is_documented() -> None:
         "card",
         "get",
         "list",
+        "playground",
         "plugins",
         "send",
         "serve",

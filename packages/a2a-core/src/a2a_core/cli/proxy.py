@@ -109,7 +109,7 @@ class PlaygroundProxy:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await _lifespan(receive, send, self.aclose)
             return
         if scope["type"] != "http":
             return
@@ -238,11 +238,12 @@ async def _error(send: Send, status: int, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def _lifespan(receive: Receive, send: Send) -> None:
+async def _lifespan(receive: Receive, send: Send, close: Callable[[], Awaitable[None]]) -> None:
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
+            await close()  # the connections to the agent
             await send({"type": "lifespan.shutdown.complete"})
             return

@@ -291,7 +291,8 @@ def serve(
       (``max_message_bytes``, ``max_concurrent_streams``, ``max_concurrent_rpcs``,
       ``status_mapping``, ``credentials``). It stops with the HTTP server.
     - ``options``: app, service and agent options (``server.options``); an
-      unknown name is a ``TypeError`` listing the valid ones.
+      unknown name is a ``TypeError`` listing the valid ones. ``playground=False``
+      turns off the browser playground served at ``/playground/`` (docs/playground.md).
 
     Blocks until interrupted.
     """

@@ -2,12 +2,39 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from ..identity import Principal
 
-__all__ = ["Principal", "ServerCallContext"]
+__all__ = ["Principal", "ServerCallContext", "owner_key", "owner_principal"]
+
+_SCOPED = "\x1f"  # unit separator: never the start of an ordinary principal id
+
+
+def owner_key(principal_id: str | None, tenant: str | None) -> str | None:
+    """The store's owner scope for a caller in a tenant (``TaskStore`` keeps one string).
+
+    Without a tenant it is the principal id itself (None: anonymous), as before
+    tenants scoped tasks; with one, both are encoded together, so a task of
+    tenant A is not found under tenant B for the same principal. The encoding
+    is injective: no principal id alone can equal a (tenant, principal) key.
+    """
+    if not tenant:
+        if principal_id is not None and principal_id.startswith(_SCOPED):
+            return _SCOPED + json.dumps([None, principal_id])
+        return principal_id
+    return _SCOPED + json.dumps([tenant, principal_id])
+
+
+def owner_principal(owner: str | None) -> str | None:
+    """The principal id inside an ``owner_key`` (None: anonymous)."""
+    if owner is None or not owner.startswith(_SCOPED):
+        return owner
+    decoded = cast("list[Any]", json.loads(owner[1:]))
+    return cast("str | None", decoded[1])
 
 
 @dataclass(slots=True)
@@ -24,5 +51,6 @@ class ServerCallContext:
 
     @property
     def owner(self) -> str | None:
-        """The id tasks are scoped to (None: anonymous, shared scope)."""
-        return self.principal.id if self.principal is not None else None
+        """The scope tasks are kept in: the principal and the tenant (None: anonymous, no
+        tenant); see ``owner_key``."""
+        return owner_key(self.principal.id if self.principal is not None else None, self.tenant)

@@ -56,7 +56,7 @@ from ..types import (
 )
 from .cancellation import CancellationToken, CancelledByClient
 from .channel import TaskChannel, channel_for
-from .context import ServerCallContext
+from .context import ServerCallContext, owner_principal
 from .events import NO_ID, EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext
 from .files import FileStore
@@ -184,7 +184,9 @@ class TaskRun:
             and base_url is not None
             and isinstance(event, Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent)
         ):
-            event = files.offload(event, base_url=base_url, task_id=task.id, owner=self.owner)
+            event = files.offload(
+                event, base_url=base_url, task_id=task.id, owner=owner_principal(self.owner)
+            )
         if isinstance(event, Message):
             if self.allow_reply and not self._emitted:
                 self.reply = _as_reply(event, task)

@@ -57,11 +57,13 @@ INTERNAL_MODULES: tuple[str, ...] = (
     "a2a_langchain.runnable",
     "a2a_langchain.serving",
     "a2a_langchain.tools",
+    "a2a_langchain.tracing",
     "a2a_crewai.executor",
     "a2a_crewai.member",
     "a2a_crewai.plugin",
     "a2a_crewai.serving",
     "a2a_crewai.tools",
+    "a2a_crewai.tracing",
 )
 """Packages and top-level modules that are implementation: their package exports what counts.
 

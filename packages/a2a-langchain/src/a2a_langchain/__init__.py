@@ -33,12 +33,14 @@ if TYPE_CHECKING:
         aremote_agent_tool,
         remote_agent_tool,
     )
+    from .tracing import OpenTelemetryCallbackHandler
 
 __version__ = "0.1.0"
 
 __all__ = [
     "A2AToolkit",
     "LangChainAgent",
+    "OpenTelemetryCallbackHandler",
     "RemoteA2ARunnable",
     "RemoteAgentError",
     "RemoteAgentTool",
@@ -62,6 +64,7 @@ _LAZY = {
     "RemoteAgentTool": ".tools",
     "remote_agent_tool": ".tools",
     "aremote_agent_tool": ".tools",
+    "OpenTelemetryCallbackHandler": ".tracing",
 }
 
 

@@ -26,6 +26,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, cast
 
+from a2a_core import telemetry
 from a2a_core.adapters import ResolvedAgent
 from a2a_core.files import FilePolicy, FileRefusedError
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
@@ -47,6 +48,7 @@ from ._convert import PROGRESS_KEY, data_text, jsonable, output_parts
 from ._files import DEFAULT_FILE_POLICY, FileBlocks, accept_files, with_files
 from ._input import InputMode, InputPlan, plan_input, unwrap
 from ._stream import EventMapper, ToolUpdates
+from .tracing import OpenTelemetryCallbackHandler, has_handler
 
 __all__ = ["CONTEXT_KEY", "Conversation", "LangChainAgent", "a2a_context"]
 
@@ -228,6 +230,9 @@ class LangChainAgent(AgentExecutor):
         }
         if "run_name" not in self.config:
             own["run_name"] = self.name
+        if telemetry.enabled() and not has_handler(self.config.get("callbacks")):
+            # Added beside the user's callbacks (LangSmith's tracer too), never instead.
+            own["callbacks"] = [OpenTelemetryCallbackHandler()]
         return merge_configs(self.config, own)
 
     def _thread_lock(self, thread_id: str) -> asyncio.Lock:

@@ -42,12 +42,17 @@ from a2a_core.client import (
 from a2a_core.client.bounded import BoundedMap
 from a2a_core.client.session import TextHook, outgoing_parts
 from a2a_core.types import AgentCard, Part
-from langchain_core.callbacks import adispatch_custom_event
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForToolRun,
+    CallbackManagerForToolRun,
+    adispatch_custom_event,
+)
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, BaseToolkit, InjectedToolCallId, ToolException
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ._remote import thread_key
+from .tracing import run_span_context
 
 __all__ = [
     "A2AToolkit",
@@ -145,15 +150,18 @@ class RemoteAgentTool(BaseTool):
         tool_call_id: str | None = None,
         *,
         config: RunnableConfig,
+        run_manager: CallbackManagerForToolRun | None = None,
     ) -> tuple[str, dict[str, Any]]:
         thread = thread_key(config)
         steps = self._steps(thread, tool_call_id, outgoing_parts(message, data))
+        run_id = run_manager.run_id if run_manager is not None else None
         try:
             parts, new_task = next(steps)
             while True:
-                reply = self._session.ask_sync(
-                    parts, conversation=thread, new_task=new_task, errors="reply"
-                )
+                with run_span_context(run_id):
+                    reply = self._session.ask_sync(
+                        parts, conversation=thread, new_task=new_task, errors="reply"
+                    )
                 parts, new_task = steps.send(reply)
         except StopIteration as done:
             return self._result(cast(RemoteReply, done.value))
@@ -165,16 +173,23 @@ class RemoteAgentTool(BaseTool):
         tool_call_id: str | None = None,
         *,
         config: RunnableConfig,
+        run_manager: AsyncCallbackManagerForToolRun | None = None,
     ) -> tuple[str, dict[str, Any]]:
         thread = thread_key(config)
         steps = self._steps(thread, tool_call_id, outgoing_parts(message, data))
         on_text = self._text_events(config)
+        run_id = run_manager.run_id if run_manager is not None else None
         try:
             parts, new_task = next(steps)
             while True:
-                reply = await self._session.ask(
-                    parts, conversation=thread, new_task=new_task, on_text=on_text, errors="reply"
-                )
+                with run_span_context(run_id):
+                    reply = await self._session.ask(
+                        parts,
+                        conversation=thread,
+                        new_task=new_task,
+                        on_text=on_text,
+                        errors="reply",
+                    )
                 parts, new_task = steps.send(reply)
         except StopIteration as done:
             return self._result(cast(RemoteReply, done.value))

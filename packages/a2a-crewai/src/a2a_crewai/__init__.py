@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .member import RemoteA2AAgent
     from .serving import running_server, serve, serve_async
     from .tools import A2ATool, remote_agent_tool
+    from .tracing import install_tracing
 
 __version__ = "0.1.0"
 
@@ -37,6 +38,7 @@ __all__ = [
     "A2ATool",
     "CrewAgent",
     "RemoteA2AAgent",
+    "install_tracing",
     "offline_crewai",
     "remote_agent_tool",
     "running_server",
@@ -53,6 +55,7 @@ _LAZY = {
     "serve": ".serving",
     "serve_async": ".serving",
     "running_server": ".serving",
+    "install_tracing": ".tracing",
 }
 
 

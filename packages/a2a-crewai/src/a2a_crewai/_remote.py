@@ -27,6 +27,7 @@ from a2a_core.types import AgentCard, StreamEvent, TaskState, TaskStatusUpdateEv
 
 from ._events import short
 from ._runs import CrewRun, Progress, current_run
+from .tracing import tool_span_context
 
 __all__ = ["RemoteAgent"]
 
@@ -87,14 +88,15 @@ class RemoteAgent:
         """
         run = current_run()
         try:
-            return self.session.ask_sync(
-                text,
-                data=dict(data) if data else None,
-                conversation=run.task_id if run is not None else "",
-                on_event=self._reporter(run),
-                errors="reply",
-                cancel_hook=run.on_cancel if run is not None else None,
-            )
+            with tool_span_context():
+                return self.session.ask_sync(
+                    text,
+                    data=dict(data) if data else None,
+                    conversation=run.task_id if run is not None else "",
+                    on_event=self._reporter(run),
+                    errors="reply",
+                    cancel_hook=run.on_cancel if run is not None else None,
+                )
         except concurrent.futures.CancelledError:
             if run is not None:
                 run.check()

@@ -16,6 +16,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from a2a_core import telemetry
+
 from ._events import output_parts
 from ._runs import Canceled, CrewRun, Failed, Finished, current_run
 
@@ -51,13 +53,17 @@ def _result_of(output: Any) -> Any:
     return output.result
 
 
-def _work(run: CrewRun, kickoff: Callable[[], Any]) -> None:
+def _work(run: CrewRun, kickoff: Callable[[], Any], trace: Any = None) -> None:
     from crewai.core.providers.human_input import set_provider
     from crewai.events import crewai_event_bus
     from crewai.hooks.dispatch import InterceptionPoint, register_scoped, scoped_hooks
 
     from ._human import A2AHumanInput
 
+    if trace is not None:  # the A2A run's span: the crew's spans go below it
+        from opentelemetry import context
+
+        context.attach(trace)
     run.bind()
     set_provider(A2AHumanInput())
     with scoped_hooks():
@@ -83,11 +89,17 @@ def _work(run: CrewRun, kickoff: Callable[[], Any]) -> None:
 
 
 def start_worker(run: CrewRun, kickoff: Callable[[], Any], on_exit: Callable[[], None]) -> None:
-    """Start the run's thread; ``on_exit`` is called in the thread when it ends."""
+    """Start the run's thread; ``on_exit`` is called in the thread when it ends.
+
+    The thread starts from an empty context; only the trace context is carried in
+    (while telemetry is on).
+    """
+    hooks = telemetry.active
+    trace = hooks.current() if hooks is not None else None
 
     def main() -> None:
         try:
-            contextvars.Context().run(_work, run, kickoff)
+            contextvars.Context().run(_work, run, kickoff, trace)
         except BaseException as exc:  # never lose a thread silently
             logger.exception("a2a_crewai worker for task %s crashed", run.task_id)
             run.push(Failed(RuntimeError(f"the crew's worker thread crashed: {exc!r}")))

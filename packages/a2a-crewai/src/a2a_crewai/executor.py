@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+from a2a_core import telemetry
 from a2a_core.adapters import ResolvedAgent
 from a2a_core.server import AgentExecutor, ArtifactStream, RequestContext, TaskUpdater
 from a2a_core.server.named_inputs import missing_inputs_text
@@ -46,6 +47,7 @@ from ._runs import (
     TaskDone,
 )
 from ._work import start_worker
+from .tracing import install_tracing
 
 __all__ = ["CrewAgent"]
 
@@ -263,6 +265,8 @@ class CrewAgent(AgentExecutor):
             await updater.fail(kickoff)
             return
         _events.install()
+        if telemetry.enabled():
+            install_tracing()
         slot = self._slot()
         await slot.acquire()
         holder = _SlotHolder(slot)

@@ -29,6 +29,7 @@ from ._quiet import import_crewai
 import_crewai()
 
 from crewai import BaseLLM  # noqa: E402
+from crewai.events.types.llm_events import LLMCallType  # noqa: E402
 from crewai.llms.base_llm import llm_call_context  # noqa: E402
 
 __all__ = ["ScriptedLLM", "last_user_text", "tool_call", "tool_result_text"]
@@ -106,6 +107,25 @@ class ScriptedLLM(BaseLLM):
             raise ValueError("ScriptedLLM has an empty script")
         step = self.script[min(self._position, len(self.script) - 1)]
         self._position += 1
+        # Like CrewAI's own providers: LLM call events around the call (tracing sees them).
+        with llm_call_context():
+            self._emit_call_started_event(
+                messages=snapshot, tools=tools, from_task=from_task, from_agent=from_agent
+            )
+            try:
+                step = self._answer(step, snapshot, tools, from_task, from_agent)
+            except BaseException as exc:
+                self._emit_call_failed_event(
+                    type(exc).__name__, from_task=from_task, from_agent=from_agent
+                )
+                raise
+            kind = LLMCallType.LLM_CALL if isinstance(step, str) else LLMCallType.TOOL_CALL
+            self._emit_call_completed_event(
+                step, kind, from_task=from_task, from_agent=from_agent, messages=snapshot
+            )
+        return step
+
+    def _answer(self, step: Any, snapshot: Any, tools: Any, from_task: Any, from_agent: Any) -> Any:
         if self.delay:
             time.sleep(self.delay)
         if callable(step) and not isinstance(step, type):
@@ -113,11 +133,10 @@ class ScriptedLLM(BaseLLM):
         if isinstance(step, BaseException):
             raise step
         if isinstance(step, str) and self.stream:
-            with llm_call_context():
-                words = step.split(" ")
-                for i, word in enumerate(words):
-                    chunk = word if i == len(words) - 1 else word + " "
-                    self._emit_stream_chunk_event(chunk, from_task=from_task, from_agent=from_agent)
+            words = step.split(" ")
+            for i, word in enumerate(words):
+                chunk = word if i == len(words) - 1 else word + " "
+                self._emit_stream_chunk_event(chunk, from_task=from_task, from_agent=from_agent)
         return step
 
     async def acall(self, *args: Any, **kwargs: Any) -> Any:  # pyright: ignore[reportIncompatibleMethodOverride]

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from a2a_core import telemetry
 from a2a_core.client import A2AClient, describe_card
 from a2a_core.types import AgentCard
 from crewai.tools import BaseTool
@@ -29,6 +30,7 @@ from crewai.utilities.string_utils import sanitize_tool_name
 from pydantic import BaseModel, Field, PrivateAttr
 
 from ._remote import RemoteAgent
+from .tracing import install_tracing
 
 __all__ = ["A2ATool", "A2AToolInput", "remote_agent_tool"]
 
@@ -127,6 +129,8 @@ def remote_agent_tool(
     - other keywords go to ``A2AClient.connect`` (``card_url``, ``auth``,
       ``preferred_bindings``...).
     """
+    if telemetry.enabled():
+        install_tracing()  # the crew's tool span becomes the A2A call's parent
     remote = RemoteAgent(
         url,
         card=card,

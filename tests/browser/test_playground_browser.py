@@ -73,6 +73,19 @@ def test_the_page_shows_the_card(page: Any, helper: str) -> None:
     examples.focus()
     page.keyboard.press("Enter")
     assert page.locator("#composer-text").input_value() == "hello playground"
+    page.keyboard.press("Control+Enter")  # sends from the message box
+    page.wait_for_function(
+        "() => document.getElementById('task-state').textContent === 'completed'"
+    )
+    # every visible control has an accessible name (a label, its text or aria-label)
+    unnamed = page.evaluate(
+        """() => [...document.querySelectorAll('button, input, select, textarea')]
+            .filter((e) => e.offsetParent !== null)
+            .filter((e) => !(e.labels?.length || e.getAttribute('aria-label')
+                              || e.textContent.trim()))
+            .map((e) => e.outerHTML)"""
+    )
+    assert unnamed == []
 
 
 def test_a_streaming_chain_answer_grows(page: Any) -> None:
@@ -116,12 +129,19 @@ def test_an_input_required_question_is_answered(page: Any, helper: str) -> None:
     assert answer.locator("strong").inner_text() == "Ada"  # Markdown rendered
 
 
-def test_a_slow_task_is_canceled(page: Any, helper: str) -> None:
+def test_a_slow_task_is_resubscribed_and_canceled(page: Any, helper: str) -> None:
     open_page(page, helper)
     send(page, "slow")
     page.wait_for_function("() => document.getElementById('task-state').textContent === 'working'")
     assert "Working on something slow" in page.locator(".timeline").inner_text()
+    # follow it again on a new stream (SubscribeToTask): the state arrives there
+    page.get_by_role("button", name="Resubscribe").click()
+    block = page.locator(".turn.agent", has_text="Resubscribed")
+    block.locator(".timeline .state", has_text="working").wait_for()
+    assert page.locator("#log .exchange", has_text="subscribe · A2A 1.0").count() == 1
     page.get_by_role("button", name="Cancel", exact=True).click()
+    # the cancellation ends the resubscribed stream with its final state
+    block.locator(".timeline .state", has_text="canceled").wait_for()
     page.wait_for_function("() => document.getElementById('task-state').textContent === 'canceled'")
     assert page.get_by_role("button", name="Cancel", exact=True).is_disabled()
 

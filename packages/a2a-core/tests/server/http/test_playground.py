@@ -146,3 +146,22 @@ def test_the_files_need_no_inline_code_and_nothing_from_elsewhere() -> None:
         # no URL of another site: nothing is fetched from the internet
         assert not re.findall(r"(?:src|href)=\"(?:https?:)?//", text), name
         assert "@import" not in text, name
+
+
+async def test_mount_takes_the_option() -> None:
+    """``a2a_core.mount`` passes ``playground`` on: served below the mount path, or not."""
+    from a2a_core import mount
+    from starlette.applications import Starlette
+
+    host = Starlette()
+    mount(host, echo, path="/on")
+    mount(host, echo, path="/off", playground=False)
+    transport = httpx.ASGITransport(host)
+    async with httpx.AsyncClient(transport=transport, base_url="http://host.test") as client:
+        r = await client.get("/on/", headers=BROWSER)
+        assert (r.status_code, r.headers["location"]) == (303, "/on/playground/")
+        assert (await client.get("/on/playground/")).status_code == 200
+        assert (await client.get("/off/playground/")).status_code == 404
+        off = await client.get("/off/", headers=BROWSER)
+        assert off.status_code == 200
+        assert off.headers["content-type"] == "text/html; charset=utf-8"

@@ -338,8 +338,9 @@ async function cancelTask() {
   if (!state.taskId) return;
   try {
     const task = await run("cancel", { id: state.taskId });
+    const shown = state.taskState === task.status?.state; // a stream may have drawn it already
     setTask(task);
-    if (!state.stream) step(state.block || agentBlock("Canceled"), task.status);
+    if (!state.stream && !shown) step(state.block || agentBlock("Canceled"), task.status);
   } catch (err) {
     notice(`Cancel failed: ${err.message}`);
   }

@@ -4,8 +4,10 @@
   SQLAlchemy convention: the path follows the third slash), ``sqlite://:memory:``;
   option ``?max_tasks=N``.
 - ``redis://[:password@]host:port/db`` (``rediss://`` for TLS); options
-  ``?prefix=NAME`` (default ``a2a``) and ``?max_tasks=N``; other query options
-  go to redis-py (``socket_timeout``...).
+  ``?prefix=NAME`` (default ``a2a``), ``?max_tasks=N``, and the event
+  retention ``?stream_max_events=N`` (default 1000 per task) and
+  ``?stream_ttl=SECONDS`` (default 3600 after a task's last event); other
+  query options go to redis-py (``socket_timeout``...).
 - ``postgresql://user[:password]@host:port/db`` (or ``postgres://``); options
   ``?schema=NAME`` (default ``public``), ``?max_tasks=N``, ``?max_sends=N``,
   ``?pool_min=N``, ``?pool_max=N``; other query options go to libpq
@@ -55,17 +57,24 @@ def open_redis_store(url: str) -> TaskStore:
     """A ``RedisTaskStore``; ``prefix`` and ``max_tasks`` are ours, other options redis-py's."""
     parts = urlsplit(url)
     pairs = parse_qsl(parts.query, keep_blank_values=True)
-    ours = {k: [v for key, v in pairs if key == k] for k in ("prefix", "max_tasks")}
+    names = ("prefix", "max_tasks", "stream_max_events", "stream_ttl")
+    ours = {k: [v for key, v in pairs if key == k] for k in names}
     for name, values in ours.items():
         if len(values) > 1:
             raise ValueError(f"{name} is given {len(values)} times")
     prefix = ours["prefix"][0] if ours["prefix"] else "a2a"
     if not prefix:
         raise ValueError("prefix must not be empty")
-    max_tasks = _positive({k: v for k, v in ours.items() if v}, "max_tasks")
+    given = {k: v for k, v in ours.items() if v}
+    max_tasks = _positive(given, "max_tasks")
+    retention: dict[str, int] = {}
+    for name in ("stream_max_events", "stream_ttl"):
+        value = _positive(given, name)
+        if value is not None:
+            retention[name] = value
     rest = urlencode([(k, v) for k, v in pairs if k not in ours])
     client_url = urlunsplit(parts._replace(query=rest))
-    return RedisTaskStore(client_url, prefix=prefix, max_tasks=max_tasks)
+    return RedisTaskStore(client_url, prefix=prefix, max_tasks=max_tasks, **retention)
 
 
 _POSTGRES_OPTIONS = ("schema", "max_tasks", "max_sends", "pool_min", "pool_max")

@@ -15,6 +15,7 @@ subclasses the agent raised.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
@@ -57,7 +58,7 @@ from .discovery import DEFAULT_CARD_LIMITS, CardCache, CardLimits, CardResolver
 from .interfaces import DEFAULT_VERSIONS, NoCompatibleInterfaceError, select_interface
 from .results import SendResult, TaskTracker, settles
 from .transports._http import HttpSettings
-from .transports.base import CallOptions, ClientTransport, EventIterator
+from .transports.base import CallOptions, ClientTransport, EventIterator, StreamPosition
 
 if TYPE_CHECKING:
     from ..identity import Principal
@@ -118,14 +119,21 @@ class EventStream:
     It keeps the task up to date as events arrive (``task``, ``text``), ends
     after the event that settles the task (terminal, input-required, or a
     message reply), and releases the connection when it ends, on ``aclose``
-    or when used as ``async with``. ``result()`` drains it.
+    or when used as ``async with``. ``result()`` drains it. ``last_event_id``
+    is where it got to: after a dropped stream, ``A2AClient.resubscribe``
+    continues from there (through any instance of the agent).
     """
 
-    def __init__(self, opener: Callable[[], Awaitable[EventIterator]]) -> None:
+    def __init__(
+        self,
+        opener: Callable[[], Awaitable[EventIterator]],
+        position: StreamPosition | None = None,
+    ) -> None:
         self._opener = opener
         self._events: EventIterator | None = None
         self._done = False
         self._tracker = TaskTracker()
+        self._position = position or StreamPosition()
 
     async def __aenter__(self) -> Self:
         await self._open()
@@ -172,6 +180,21 @@ class EventStream:
     def task(self) -> Task | None:
         """The task as the events so far describe it."""
         return self._tracker.task
+
+    @property
+    def last_event_id(self) -> str | None:
+        """The server's id of the last event read (None: none yet, or the server sends none)."""
+        return self._position.last_event_id
+
+    @property
+    def done(self) -> bool:
+        """Whether the stream ended (settled, closed, or broken)."""
+        return self._done
+
+    def continue_from(self, earlier: EventStream) -> None:
+        """Start from what ``earlier`` knew (its task), so ``task`` and ``text`` carry on."""
+        if earlier.task is not None and self._tracker.task is None:
+            self._tracker.apply(earlier.task)
 
     @property
     def message(self) -> Message | None:
@@ -382,7 +405,13 @@ class A2AClient:
     ) -> EventStream:
         """Run any streaming operation with a ready request model."""
         options = options or self._default_options
-        return EventStream(lambda: self._open_stream(op, request, options))
+        position = StreamPosition()
+        if options is None:
+            options = CallOptions(position=position)
+        else:
+            options = dataclasses.replace(options, position=position)
+        opened = options
+        return EventStream(lambda: self._open_stream(op, request, opened), position)
 
     async def _call(self, op: Operation, request: BaseModel, options: CallOptions | None) -> Any:
         hooks = _telemetry.active
@@ -637,10 +666,35 @@ class A2AClient:
         result = await self._call(Operation.CANCEL_TASK, request, self._default_options)
         return _same_task(cast(Task, result), task_id)
 
-    def subscribe(self, task: TaskRef) -> EventStream:
-        """Follow a task's events: the current task first, then its updates."""
+    def subscribe(self, task: TaskRef, *, last_event_id: str | None = None) -> EventStream:
+        """Follow a task's events: the current task first, then its updates.
+
+        With ``last_event_id`` (an event id the agent sent), the agent replays
+        the events after it instead of the current task, then continues; when it
+        no longer has them it sends the current task first.
+        """
         request = SubscribeToTaskRequest(tenant=self.tenant, id=_task_id(task))
-        return self.open_stream(Operation.SUBSCRIBE_TO_TASK, request, self._default_options)
+        options = self._default_options
+        if last_event_id is not None:
+            headers = {**((options.headers or {}) if options else {})}
+            headers["Last-Event-ID"] = last_event_id
+            options = dataclasses.replace(options or CallOptions(), headers=headers)
+        return self.open_stream(Operation.SUBSCRIBE_TO_TASK, request, options)
+
+    def resubscribe(self, stream: EventStream) -> EventStream:
+        """Continue a dropped stream (a send's or a subscribe's) where it stopped.
+
+        Subscribes to its task with its ``last_event_id`` (when the agent sent
+        ids), so only the events it missed are replayed; the new stream starts
+        from its task, so ``task`` and ``text`` carry on. Call it on a client of
+        any instance of the agent.
+        """
+        task = stream.task
+        if task is None:
+            raise ValueError("The stream has no task to resubscribe to (no event was read)")
+        resumed = self.subscribe(task.id, last_event_id=stream.last_event_id)
+        resumed.continue_from(stream)
+        return resumed
 
     # -- push notification configs ------------------------------------------------------
     async def create_push_config(

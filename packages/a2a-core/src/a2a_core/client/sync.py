@@ -196,9 +196,11 @@ class SyncA2AClient:
         """Ask the agent to cancel a task; the task afterwards."""
         return self._runner.run(self.client.cancel(task))
 
-    def subscribe(self, task: TaskRef) -> SyncEventStream:
-        """Follow a running task's events, iterated synchronously."""
-        return SyncEventStream(self.client.subscribe(task), self._runner)
+    def subscribe(self, task: TaskRef, *, last_event_id: str | None = None) -> SyncEventStream:
+        """Follow a running task's events, iterated synchronously (``A2AClient.subscribe``)."""
+        return SyncEventStream(
+            self.client.subscribe(task, last_event_id=last_event_id), self._runner
+        )
 
     def create_push_config(
         self, task: TaskRef, url_or_config: str | TaskPushNotificationConfig, **kwargs: Any

@@ -11,18 +11,25 @@ store object (so two services on one ``MemoryTaskStore`` object share it,
 and one ``sqlite://`` process needs nothing more).
 
 **Events.** The instance running a task applies each event (saves the task
-at a new version) and then calls ``publish(task_id, event_id, event)`` with
-``event_id`` = the task version that save produced: ids are monotonic per
-task (not contiguous: some saves carry no event). When a run ends without a
-final or paused state (an executor that leaves its task open), it calls
-``publish_end(task_id, version)``. ``follow(task_id, after)`` yields
-``(event_id, event)`` for every event with an id above ``after``, first those
-retained (replay), then live, in id order, each once; ``event`` is None for
-an end mark. The follower raises ``EventsLost`` (from its first ``__anext__``)
-when it cannot prove that every event above ``after`` is still retained; the
-service then sends a fresh Task snapshot and follows from its version. A
-follower started at the version of a task read from the store therefore
-misses nothing and repeats nothing. The service ends a follow itself at a
+at a new version) and then calls ``publish(task_id, event_id, event,
+previous)`` with ``event_id`` = the task version that save produced: ids are
+monotonic per task (not contiguous: some saves carry no event). ``previous``
+is the id of the task's last event as the publisher knows it (the version its
+run started from, then its own last event): when the backend retains nothing
+older for the task, it records that nothing happened between ``previous``
+and this event, so a follower can tell a complete replay from one with a
+hole. When a run ends without a final or paused state (an executor that
+leaves its task open), it calls ``publish_end(task_id, version)``.
+``follow(task_id, after, current)`` yields ``(event_id, event)`` for every
+event with an id above ``after``, first those retained (replay), then live,
+in id order, each once; ``event`` is None for an end mark. ``current`` is the
+task's version as the caller read it (when known): no event retained between
+``after`` and it means they expired. The follower raises ``EventsLost`` (from
+its first ``__anext__``) when it cannot prove that every event above
+``after`` is still retained; the service then sends a fresh Task snapshot and
+follows from its version. A follower started at the version of a task read
+from the store (``after == current``) therefore misses nothing and repeats
+nothing. The service ends a follow itself at a
 terminal or interrupted status; followers never end on their own except at
 ``close()`` or ``aclose()`` of the channel.
 
@@ -100,18 +107,27 @@ class TaskChannel(ABC):
         """Whether another instance may read what is published (else publishing is skipped)."""
 
     @abstractmethod
-    async def publish(self, task_id: str, event_id: int, event: StreamEvent) -> None:
-        """Make an applied event (id: the task version it produced) visible to followers."""
+    async def publish(
+        self, task_id: str, event_id: int, event: StreamEvent, previous: int | None = None
+    ) -> None:
+        """Make an applied event (id: the task version it produced) visible to followers.
+
+        ``previous``: the id of the task's event before it as the publisher knows it
+        (None: unknown, so a follower from before this event must assume a hole).
+        """
 
     @abstractmethod
     async def publish_end(self, task_id: str, event_id: int) -> None:
         """The run ended at version ``event_id`` with the task neither final nor paused."""
 
     @abstractmethod
-    def follow(self, task_id: str, after: int) -> AsyncIterator[ChannelItem]:
+    def follow(
+        self, task_id: str, after: int, current: int | None = None
+    ) -> AsyncIterator[ChannelItem]:
         """Retained events with ids above ``after``, then live ones (``aclose`` to stop).
 
-        Raises ``EventsLost`` from the first ``__anext__`` when some are gone.
+        ``current``: the task's version as the caller read it. Raises ``EventsLost``
+        from the first ``__anext__`` when events above ``after`` may be gone.
         """
 
     @abstractmethod
@@ -192,20 +208,24 @@ class MemoryTaskChannel(TaskChannel):
     def shared(self) -> bool:
         return len(self._listeners) > 1
 
-    async def publish(self, task_id: str, event_id: int, event: StreamEvent) -> None:
-        self._record(task_id, event_id)
+    async def publish(
+        self, task_id: str, event_id: int, event: StreamEvent, previous: int | None = None
+    ) -> None:
+        self._record(task_id, event_id if previous is None else previous)
         self._bus.publish(task_id, event, event_id)
 
     async def publish_end(self, task_id: str, event_id: int) -> None:
         self._record(task_id, event_id)
         self._bus.publish(task_id, _END, event_id)  # type: ignore[arg-type]
 
-    def _record(self, task_id: str, event_id: int) -> None:
-        # The record of a task starts just before its first published event.
-        self._bus.record(task_id, event_id - 1)
+    def _record(self, task_id: str, previous: int) -> None:
+        # The record of a task starts at the last event before its first published one.
+        self._bus.record(task_id, previous)
 
-    def follow(self, task_id: str, after: int) -> AsyncIterator[ChannelItem]:
-        self._bus.record(task_id, after)
+    def follow(
+        self, task_id: str, after: int, current: int | None = None
+    ) -> AsyncIterator[ChannelItem]:
+        self._bus.record(task_id, after if current is None else current)
         return _Follower(self._bus, task_id, after)
 
     async def request_cancel(self, task_id: str) -> None:

@@ -138,6 +138,9 @@ class TaskRun:
         self.done = asyncio.Event()
         """Set when the run has ended."""
         self.handle: asyncio.Task[None] | None = None
+        self.published = self.version
+        """The id of the task's last event this run knows of (what the channel records before
+        the run's first event)."""
         self.span: Any = None
         """The run's span while telemetry traces it (events go there)."""
         self._lock = asyncio.Lock()
@@ -209,7 +212,8 @@ class TaskRun:
         manager = self.manager
         version = self.version
         if manager.channel.shared:
-            await manager.send_to_channel(task.id, version, event)
+            await manager.send_to_channel(task.id, version, event, self.published)
+            self.published = version
         manager.bus.publish(task.id, event, version)
         if manager.observers:
             manager.notify(new_task, event, previous)
@@ -416,10 +420,12 @@ class TaskManager:
         self._active: dict[str, TaskRun] = {}
         self._closing = False
 
-    async def send_to_channel(self, task_id: str, event_id: int, event: StreamEvent) -> None:
+    async def send_to_channel(
+        self, task_id: str, event_id: int, event: StreamEvent, previous: int | None
+    ) -> None:
         """Publish to the shared channel; a failure is logged (the task itself is saved)."""
         try:
-            await self.channel.publish(task_id, event_id, event)
+            await self.channel.publish(task_id, event_id, event, previous)
         except Exception:
             logger.exception(
                 "task %s: could not publish event %d to the channel", task_id, event_id
@@ -645,7 +651,7 @@ class TaskManager:
     async def _cancel_elsewhere(self, stored: StoredTask) -> Task | None:
         """Ask the instance running the task to cancel it; its final task, or None if nobody did."""
         task_id = stored.task.id
-        follower = self.channel.follow(task_id, stored.version)
+        follower = self.channel.follow(task_id, stored.version, stored.version)
         try:
             waiting = asyncio.ensure_future(_final_state(follower))
             try:
@@ -709,7 +715,7 @@ class TaskManager:
         new_task = apply_status(task, event, self.config.max_history)
         saved = await self.store.save(new_task, stored.owner, stored.version)
         if self.channel.shared:
-            await self.send_to_channel(task.id, saved.version, event)
+            await self.send_to_channel(task.id, saved.version, event, stored.version)
         self.bus.publish(task.id, event, saved.version)
         if state.is_terminal or state.is_interrupted:
             self.bus.end(task.id)

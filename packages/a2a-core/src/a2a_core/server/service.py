@@ -126,6 +126,11 @@ class A2AService:
             files,
         )
         self._output_modes = _output_modes(self.card)
+        if push is not None:
+            shared = self.manager.channel.push_configs()
+            share = getattr(push, "share_store", None)
+            if shared is not None and share is not None:
+                share(shared)  # configs live with the tasks: every instance sees them
 
     @property
     def files(self) -> FileStore | None:
@@ -388,7 +393,7 @@ class A2AService:
             # to replay are the channel's (it holds every instance's).
             start = last if last is not None else version
             first = None if last is not None else (version, snapshot(current))
-            events = self._follow_channel(request.id, call, start, first, terminal)
+            events = self._follow_channel(request.id, call, start, version, first, terminal)
             return _Stream(events, None)
         # Running here, or idle but open (paused for input, or left working): follow it
         # until it is final or pauses again; a later message may continue it (the
@@ -431,12 +436,13 @@ class A2AService:
         task_id: str,
         call: ServerCallContext,
         after: int,
+        current: int,
         first: tuple[int, Task] | None,
         terminal: bool,
     ) -> AsyncIterator[tuple[int, StreamEvent]]:
         """Events of a task from the store's channel; past retention, a snapshot first."""
         channel = self.manager.channel
-        follower = channel.follow(task_id, after)
+        follower = channel.follow(task_id, after, current)
         try:
             if first is not None:
                 yield first
@@ -458,7 +464,7 @@ class A2AService:
                     if state.is_terminal or state.is_interrupted:
                         return
                     terminal = False
-                    follower = channel.follow(task_id, stored.version)
+                    follower = channel.follow(task_id, stored.version, stored.version)
                     continue
                 except (StopAsyncIteration, TimeoutError):
                     return

@@ -27,13 +27,18 @@ ZCOUNT. Only context and state together (or ``status_after`` at or before
 
 Redis Cluster: the scripts touch keys named in the task hash, so put a hash
 tag in the prefix (``?prefix={a2a}``) to keep every key in one slot.
+
+Instances on one prefix also share live events (one stream per task, kept
+for ``stream_ttl`` seconds after the task's last event, at most about
+``stream_max_events`` entries), cancel requests and push configs: see
+``event_channel()`` and ``a2a_core.stores.redis_channel``.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ..types import Task
@@ -47,6 +52,9 @@ from .base import (
     encode_cursor,
     sort_key,
 )
+
+if TYPE_CHECKING:
+    from .redis_channel import RedisTaskChannel
 
 __all__ = ["RedisTaskStore"]
 
@@ -141,6 +149,8 @@ class RedisTaskStore(TaskStore):
     closes it. ``max_tasks`` (default: unbounded) evicts the least recently
     updated terminal tasks of the whole prefix on ``create``. Use a store from
     one event loop: redis-py binds its connections to the loop that opened them.
+    ``stream_max_events`` and ``stream_ttl`` bound each task's event stream
+    (the replay a resubscribe with ``Last-Event-ID`` can get).
     """
 
     def __init__(
@@ -150,6 +160,8 @@ class RedisTaskStore(TaskStore):
         prefix: str = "a2a",
         max_tasks: int | None = None,
         client: Any = None,
+        stream_max_events: int = 1000,
+        stream_ttl: int = 3600,
     ) -> None:
         if not prefix:
             raise ValueError("the key prefix must not be empty")
@@ -163,6 +175,21 @@ class RedisTaskStore(TaskStore):
         self._owns_client = client is None
         self._scripts: dict[str, Any] = {}
         self._closed = False
+        if stream_max_events <= 0 or stream_ttl <= 0:
+            raise ValueError("stream_max_events and stream_ttl must be > 0")
+        self.stream_max_events = stream_max_events
+        self.stream_ttl = stream_ttl
+        self._channel: RedisTaskChannel | None = None
+
+    def event_channel(self) -> RedisTaskChannel:
+        """The channel every instance on this prefix shares (events, cancels, push configs)."""
+        if self._channel is None:
+            from .redis_channel import RedisTaskChannel
+
+            self._channel = RedisTaskChannel(
+                self, stream_max_events=self.stream_max_events, stream_ttl=self.stream_ttl
+            )
+        return self._channel
 
     def __repr__(self) -> str:
         return f"RedisTaskStore(prefix={self.prefix!r}, max_tasks={self.max_tasks!r})"
@@ -269,6 +296,8 @@ class RedisTaskStore(TaskStore):
         """Close the connection pool (unless the client was passed in); idempotent."""
         if self._closed:
             return
+        if self._channel is not None:
+            await self._channel.aclose()
         self._closed = True
         client, self._client = self._client, None
         if client is not None and self._owns_client:

@@ -12,7 +12,9 @@ Subclass a suite in your package's tests and supply a factory::
         def make_agent(self, scenario: Scenario) -> object | None: ...
 
 ``TaskStoreConformance`` does the same for ``TaskStore`` backends
-(``async def make_store(self)``). See docs/testing.md. Not imported by
+(``async def make_store(self)``), and ``ClusterConformance`` checks several
+service instances on one backend (live streams, replay, cancel and push
+across instances). See docs/testing.md. Not imported by
 ``import a2a_core``: it needs pytest.
 """
 
@@ -28,6 +30,7 @@ if importlib.util.find_spec("pytest") is None:  # pragma: no cover - depends on 
 from .._api import publish as _publish
 from ._suite import OPT_OUT_MARKER, ConformanceSuite, opt_out
 from .adapter_suite import AdapterConformance, card_problems
+from .cluster_suite import ClusterConformance
 from .fakes import (
     SCENARIOS,
     AgentProbe,
@@ -46,6 +49,7 @@ __all__ = [
     "AdapterConformance",
     "AgentProbe",
     "AskingAgent",
+    "ClusterConformance",
     "ConformanceSuite",
     "FailingAgent",
     "Scenario",

@@ -1,8 +1,8 @@
 """Client transports: HTTP JSON-RPC, HTTP+JSON (REST) and in-process."""
 
 from ..._api import publish as _publish
-from .base import CallOptions, ClientTransport, EventIterator
+from .base import CallOptions, ClientTransport, EventIterator, StreamPosition
 
-__all__ = ["CallOptions", "ClientTransport", "EventIterator"]
+__all__ = ["CallOptions", "ClientTransport", "EventIterator", "StreamPosition"]
 
 _publish(__name__, [value for name, value in globals().items() if name in __all__])

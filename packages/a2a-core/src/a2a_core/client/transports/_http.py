@@ -19,7 +19,7 @@ from ...wire._json import DEFAULT_LIMITS, DecodeLimits, loads
 from ...wire.errors_wire import decode_rest_error
 from ..errors import A2AConnectionError, A2ATimeoutError
 from ..sse import SSEParser
-from .base import CallOptions
+from .base import CallOptions, StreamPosition
 
 __all__ = [
     "HttpSettings",
@@ -163,13 +163,21 @@ def is_event_stream(response: httpx.Response) -> bool:
     return response.headers.get("content-type", "").startswith("text/event-stream")
 
 
-async def sse_values(response: httpx.Response, limits: DecodeLimits) -> AsyncIterator[Any]:
-    """The JSON value of each ``data`` event of an SSE response, in order."""
+async def sse_values(
+    response: httpx.Response, limits: DecodeLimits, position: StreamPosition | None = None
+) -> AsyncIterator[Any]:
+    """The JSON value of each ``data`` event of an SSE response, in order.
+
+    ``position`` gets each event's ``id`` as the event is handed on.
+    """
     parser = SSEParser(limits.max_bytes)
     try:
         async for chunk in response.aiter_bytes():
             for event in parser.feed(chunk):
-                yield parse_json(event.data, limits)
+                value = parse_json(event.data, limits)
+                if position is not None and event.id is not None:
+                    position.last_event_id = event.id
+                yield value
     except httpx.TimeoutException as exc:
         raise A2ATimeoutError("The agent's stream went quiet for too long") from exc
     except httpx.HTTPError as exc:

@@ -19,10 +19,23 @@ from pydantic import BaseModel
 from ...types import StreamEvent
 from ...wire.operations import Operation
 
-__all__ = ["CallOptions", "ClientTransport", "EventIterator"]
+__all__ = ["CallOptions", "ClientTransport", "EventIterator", "StreamPosition"]
 
 EventIterator = AsyncGenerator[StreamEvent, None]
 """An open stream of events; ``aclose()`` ends it and releases the connection."""
+
+
+class StreamPosition:
+    """Where a stream got to: the id of the last event read (the server's SSE ``id``).
+
+    Sent back as ``Last-Event-ID`` to resume after a dropped stream
+    (``A2AClient.resubscribe``). None when the server sent no ids.
+    """
+
+    __slots__ = ("last_event_id",)
+
+    def __init__(self, last_event_id: str | None = None) -> None:
+        self.last_event_id = last_event_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +47,8 @@ class CallOptions:
     """Seconds for this call (streams: to open and between events)."""
     extensions: tuple[str, ...] = ()
     """Extension URIs to activate (``A2A-Extensions`` header; 0.3: ``X-A2A-Extensions``)."""
+    position: StreamPosition | None = None
+    """Streams: updated with the id of each event as it is read."""
 
 
 @runtime_checkable

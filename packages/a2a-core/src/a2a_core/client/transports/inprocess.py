@@ -19,7 +19,7 @@ from ...identity import Principal
 from ...server.context import ServerCallContext
 from ...types import StreamEvent
 from ...wire.operations import Operation
-from .base import CallOptions, EventIterator
+from .base import CallOptions, EventIterator, StreamPosition
 
 __all__ = ["InProcessTransport", "LocalService"]
 
@@ -100,15 +100,21 @@ class InProcessTransport:
             raise
         except Exception as exc:
             raise InternalError(f"The local agent service failed: {type(exc).__name__}") from exc
-        return _relay(events)
+        return _relay(events, options.position if options is not None else None)
 
     async def aclose(self) -> None:
         """Nothing to release: the service belongs to its owner."""
 
 
-async def _relay(events: AsyncIterator[StreamEvent]) -> EventIterator:
+async def _relay(
+    events: AsyncIterator[StreamEvent], position: StreamPosition | None
+) -> EventIterator:
     try:
         async for event in events:
+            if position is not None:
+                event_id = getattr(events, "event_id", None)
+                if event_id is not None:
+                    position.last_event_id = str(event_id)
             yield event
     except A2AError:
         raise

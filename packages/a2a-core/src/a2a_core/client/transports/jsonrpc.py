@@ -158,7 +158,8 @@ class JsonRpcTransport:
             body = await read_bounded(response, self._limits.max_bytes)
             result = self._unwrap(parse_json(body, self._limits), request_id)
             return single(self._codec.decode_event(result))
-        events = self._events(sse_values(response, self._limits), request_id)
+        position = options.position if options is not None else None
+        events = self._events(sse_values(response, self._limits, position), request_id)
         return await peeked(events)
 
     async def _events(self, values: AsyncIterator[Any], request_id: int) -> EventIterator:

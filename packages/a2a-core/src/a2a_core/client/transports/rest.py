@@ -187,7 +187,8 @@ class RestTransport:
         if not is_event_stream(response):
             body = await read_bounded(response, self._limits.max_bytes)
             return single(self._decode_event(parse_json(body, self._limits)))
-        return await peeked(self._events(sse_values(response, self._limits)))
+        position = options.position if options is not None else None
+        return await peeked(self._events(sse_values(response, self._limits, position)))
 
     async def _events(self, values: AsyncIterator[Any]) -> EventIterator:
         try:

@@ -286,6 +286,7 @@ class PushNotificationService:
             allow_private_targets=allow_private_targets, allowed_hosts=allowed_hosts
         )
         self.store: PushConfigStore = store if store is not None else MemoryPushConfigStore()
+        self._store_given = store is not None
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
         self.max_queue = max_queue
@@ -316,6 +317,15 @@ class PushNotificationService:
         return PushStats(c.delivered, c.failed, c.dropped, c.retried, self._pending)
 
     # -- config CRUD (the PushNotifier protocol) -------------------------------------
+    def share_store(self, store: PushConfigStore) -> None:
+        """Keep configs in the store the service's instances share (unless one was given).
+
+        The service calls it with its task store's push config store, so a config
+        created through any instance is found by the one that runs the task.
+        """
+        if not self._store_given:
+            self.store = store
+
     async def set_config(
         self, config: TaskPushNotificationConfig, version: str
     ) -> TaskPushNotificationConfig:

@@ -1,0 +1,356 @@
+"""The ``redis://`` task channel: live events, replay, cancels and push configs in Redis.
+
+What ``RedisTaskStore.event_channel()`` returns (see ``a2a_core.server.channel``
+for the contract). Keys and channels, under the store's ``<prefix>``::
+
+    <prefix>:events:<task id>   stream: one entry per event, id "<event id>-0"
+                                (an end mark "<event id>-1"), fields k (kind),
+                                e (the event's JSON), p (the previous entry's id)
+    <prefix>:push:<task id>     hash: config id -> the stored push config (JSON)
+    <prefix>:control            pub/sub channel: "cancel <task id>"
+
+Publishing is one Lua script: it drops an event not above the stream's last
+entry (a late writer), records the previous entry's id in ``p`` (or, in a
+fresh stream, the publisher's ``previous``), adds the entry with approximate
+``MAXLEN`` trimming (``stream_max_events``) and refreshes the stream's expiry
+(``stream_ttl`` seconds after the task's last event). A follower reads the
+retained entries above its id with ``XRANGE``; the first one's ``p`` shows
+whether anything older it needs was trimmed (then ``EventsLost``). A missing
+stream with the caller's version above ``after`` means the events expired.
+Then it waits with ``XREAD BLOCK`` (a connection of the pool per follower,
+re-armed every ``block_ms``).
+
+Cancel requests go to every instance by ``PUBLISH``; each instance holds one
+pub/sub connection (opened by ``start``) and hands requests to its manager.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import deque
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ..errors import InvalidParamsError
+from ..server.channel import ChannelItem, ChannelListener, EventsLost, TaskChannel
+from ..server.push.store import PushConfigEntry, PushConfigStore
+from ..types import (
+    StreamEvent,
+    TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
+    TaskStatusUpdateEvent,
+)
+
+__all__ = ["RedisPushConfigStore", "RedisTaskChannel"]
+
+logger = logging.getLogger("a2a_core.stores.redis")
+
+# KEYS: stream. ARGV: id ms, id seq (0 event, 1 end mark), kind, body, previous hint ("" none),
+#       maxlen, ttl seconds. Returns 1 when added, 0 when not above the last entry.
+_PUBLISH = """
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local ms, sq = tonumber(ARGV[1]), tonumber(ARGV[2])
+local prev
+if #last > 0 then
+  prev = last[1][1]
+  local lms, lsq = string.match(prev, '(%d+)-(%d+)')
+  lms, lsq = tonumber(lms), tonumber(lsq)
+  if lms > ms or (lms == ms and lsq >= sq) then return 0 end
+elseif ARGV[5] ~= '' then
+  prev = ARGV[5] .. '-0'
+else
+  prev = '?'
+end
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[6], ARGV[1] .. '-' .. ARGV[2],
+           'k', ARGV[3], 'e', ARGV[4], 'p', prev)
+redis.call('EXPIRE', KEYS[1], ARGV[7])
+return 1
+"""
+
+_KINDS: dict[str, type[TaskStatusUpdateEvent] | type[TaskArtifactUpdateEvent]] = {
+    "s": TaskStatusUpdateEvent,
+    "a": TaskArtifactUpdateEvent,
+}
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _field(fields: Any, name: str) -> str:
+    """A stream entry's field (redis-py gives bytes keys, or str with decode_responses)."""
+    value = fields.get(name.encode())
+    if value is None:
+        value = fields.get(name)
+    return "" if value is None else _text(value)
+
+
+def _ms(entry_id: str) -> int:
+    return int(entry_id.partition("-")[0])
+
+
+class RedisTaskChannel(TaskChannel):
+    """Events in one Redis stream per task; cancels by pub/sub; push configs in hashes.
+
+    Made by ``RedisTaskStore.event_channel()``; it shares the store's client.
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        *,
+        stream_max_events: int = 1000,
+        stream_ttl: int = 3600,
+        block_ms: int = 5000,
+    ) -> None:
+        if stream_max_events <= 0 or stream_ttl <= 0 or block_ms <= 0:
+            raise ValueError("stream_max_events, stream_ttl and block_ms must be > 0")
+        self._store = store
+        self.prefix: str = store.prefix
+        self.stream_max_events = stream_max_events
+        self.stream_ttl = stream_ttl
+        self.block_ms = block_ms
+        self._listeners: list[ChannelListener] = []
+        self._script: Any = None
+        self._pubsub: Any = None
+        self._reader: asyncio.Task[None] | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
+        self._push: RedisPushConfigStore | None = None
+
+    @property
+    def shared(self) -> bool:
+        return True
+
+    def _client(self) -> Any:
+        return self._store._connected()  # pyright: ignore[reportPrivateUsage]
+
+    def stream_key(self, task_id: str) -> str:
+        """The key of a task's event stream."""
+        return f"{self.prefix}:events:{task_id}"
+
+    @property
+    def control_channel(self) -> str:
+        """The pub/sub channel cancel requests travel on."""
+        return f"{self.prefix}:control"
+
+    # -- events -------------------------------------------------------------------
+    async def publish(
+        self, task_id: str, event_id: int, event: StreamEvent, previous: int | None = None
+    ) -> None:
+        if isinstance(event, TaskStatusUpdateEvent):
+            kind = "s"
+        elif isinstance(event, TaskArtifactUpdateEvent):
+            kind = "a"
+        else:
+            return  # a direct reply belongs to no task: nothing to share
+        body = event.model_dump_json(by_alias=True)
+        await self._add(task_id, event_id, 0, kind, body, previous)
+
+    async def publish_end(self, task_id: str, event_id: int) -> None:
+        await self._add(task_id, event_id, 1, "end", "", event_id)
+
+    async def _add(
+        self, task_id: str, ms: int, seq: int, kind: str, body: str, previous: int | None
+    ) -> None:
+        if self._script is None:
+            self._script = self._client().register_script(_PUBLISH)
+        hint = "" if previous is None else str(previous)
+        args = [ms, seq, kind, body, hint, self.stream_max_events, self.stream_ttl]
+        if not await self._script(keys=[self.stream_key(task_id)], args=args):
+            logger.debug("task %s: event %d-%d is not above the stream's last", task_id, ms, seq)
+
+    def follow(
+        self, task_id: str, after: int, current: int | None = None
+    ) -> AsyncIterator[ChannelItem]:
+        return _Follower(self, task_id, after, current)
+
+    # -- cancels --------------------------------------------------------------------
+    async def request_cancel(self, task_id: str) -> None:
+        await self._client().publish(self.control_channel, f"cancel {task_id}")
+
+    def attach(self, listener: ChannelListener) -> None:
+        if listener not in self._listeners:
+            self._listeners.append(listener)
+
+    def detach(self, listener: ChannelListener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    async def start(self) -> None:
+        if self._reader is not None:
+            return
+        pubsub = self._client().pubsub(ignore_subscribe_messages=True)
+        await pubsub.subscribe(self.control_channel)  # confirmed: requests arrive from now on
+        self._pubsub = pubsub
+        self._reader = asyncio.get_running_loop().create_task(
+            self._read_control(pubsub), name="a2a-redis-control"
+        )
+
+    async def _read_control(self, pubsub: Any) -> None:
+        while True:
+            try:
+                message = await pubsub.get_message(timeout=None)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("the Redis control channel failed; reconnecting")
+                await asyncio.sleep(1.0)
+                continue
+            if not message or message.get("type") != "message":
+                continue
+            verb, _, task_id = _text(message["data"]).partition(" ")
+            if verb != "cancel" or not task_id:
+                continue
+            for listener in tuple(self._listeners):
+                handler = asyncio.ensure_future(listener.cancel_requested(task_id))
+                self._handlers.add(handler)
+                handler.add_done_callback(self._handlers.discard)
+
+    # -- push configs -----------------------------------------------------------------
+    def push_configs(self) -> PushConfigStore | None:
+        if self._push is None:
+            self._push = RedisPushConfigStore(self)
+        return self._push
+
+    async def aclose(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await reader
+        pubsub, self._pubsub = self._pubsub, None
+        if pubsub is not None:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+
+class _Follower:
+    """Replay of a task's retained events above ``after``, then live ones."""
+
+    def __init__(
+        self, channel: RedisTaskChannel, task_id: str, after: int, current: int | None
+    ) -> None:
+        self._channel = channel
+        self._key = channel.stream_key(task_id)
+        self._after = after
+        self._current = current
+        self._last: str | None = None  # the last entry id read
+        self._items: deque[ChannelItem] = deque()
+
+    def __aiter__(self) -> _Follower:
+        return self
+
+    async def __anext__(self) -> ChannelItem:
+        while not self._items:
+            if self._last is None:
+                await self._replay()
+            else:
+                await self._wait()
+        return self._items.popleft()
+
+    async def _replay(self) -> None:
+        client = self._channel._client()  # pyright: ignore[reportPrivateUsage]
+        after = self._after
+        # Entries above "<after>-1": an end mark at ``after`` itself is not news.
+        rows = await client.xrange(self._key, f"({after}-1", "+")
+        if rows:
+            first_prev = _field(rows[0][1], "p") or "?"
+            if first_prev == "?" or _ms(first_prev) > after:
+                raise EventsLost(f"events after {after} were trimmed")
+        elif (
+            self._current is not None
+            and self._current > after
+            and not await client.exists(self._key)
+        ):
+            raise EventsLost(f"events after {after} expired")
+        self._last = f"{after}-1"
+        self._take(rows)
+
+    async def _wait(self) -> None:
+        client = self._channel._client()  # pyright: ignore[reportPrivateUsage]
+        found = await client.xread({self._key: self._last}, block=self._channel.block_ms)
+        for _, rows in found or ():
+            self._take(rows)
+
+    def _take(self, rows: list[Any]) -> None:
+        for entry_id, fields in rows:
+            entry = _text(entry_id)
+            self._last = entry
+            kind = _field(fields, "k")
+            ms = _ms(entry)
+            if kind == "end":
+                self._items.append((ms, None))
+                continue
+            model = _KINDS.get(kind)
+            if model is None:
+                continue
+            self._items.append((ms, model.model_validate_json(_field(fields, "e"))))
+
+    async def aclose(self) -> None:
+        self._items.clear()
+
+
+class RedisPushConfigStore(PushConfigStore):
+    """Push configs in one hash per task, shared by every instance on the prefix.
+
+    Bounded per task (``max_configs_per_task``); Redis's own memory limit bounds the rest.
+    """
+
+    def __init__(self, channel: RedisTaskChannel, max_configs_per_task: int = 16) -> None:
+        self._channel = channel
+        self.max_configs_per_task = max_configs_per_task
+
+    def _key(self, task_id: str) -> str:
+        return f"{self._channel.prefix}:push:{task_id}"
+
+    def _client(self) -> Any:
+        return self._channel._client()  # pyright: ignore[reportPrivateUsage]
+
+    async def put(self, entry: PushConfigEntry) -> None:
+        client = self._client()
+        key = self._key(entry.task_id)
+        full = await client.hlen(key) >= self.max_configs_per_task
+        if full and not await client.hexists(key, entry.config_id):
+            raise InvalidParamsError(
+                f"A task may have at most {self.max_configs_per_task} push notification configs"
+            )
+        await client.hset(key, entry.config_id, _dump(entry))
+
+    async def get(self, task_id: str, config_id: str) -> PushConfigEntry | None:
+        raw = await self._client().hget(self._key(task_id), config_id)
+        return _load(raw) if raw is not None else None
+
+    async def list(self, task_id: str) -> list[PushConfigEntry]:
+        found = await self._client().hvals(self._key(task_id))
+        entries = [_load(raw) for raw in found]
+        entries.sort(key=lambda e: (e.created_ns, e.config_id))
+        return entries
+
+    async def delete(self, task_id: str, config_id: str) -> bool:
+        return bool(await self._client().hdel(self._key(task_id), config_id))
+
+    async def delete_task(self, task_id: str) -> int:
+        client = self._client()
+        key = self._key(task_id)
+        count = int(await client.hlen(key))
+        await client.delete(key)
+        return count
+
+
+def _dump(entry: PushConfigEntry) -> str:
+    return json.dumps(
+        {
+            "c": entry.config.model_dump(mode="json", by_alias=True, exclude_none=True),
+            "v": entry.version,
+            "t": entry.created_ns,
+        }
+    )
+
+
+def _load(raw: bytes | str) -> PushConfigEntry:
+    doc = json.loads(raw)
+    config = TaskPushNotificationConfig.model_validate(doc["c"])
+    return PushConfigEntry(config=config, version=str(doc["v"]), created_ns=int(doc["t"]))

@@ -54,7 +54,8 @@ from ..types import (
 )
 from ..wire._json import DEFAULT_LIMITS, DecodeLimits
 from ..wire.operations import Operation
-from .discovery import DEFAULT_CARD_LIMITS, CardCache, CardLimits, CardResolver
+from ._cardlocation import DEFAULT_CARD_LIMITS, CardLimits
+from .discovery import CardCache, CardResolver
 from .interfaces import DEFAULT_VERSIONS, NoCompatibleInterfaceError, select_interface
 from .results import SendResult, TaskTracker, settles
 from .transports._http import HttpSettings

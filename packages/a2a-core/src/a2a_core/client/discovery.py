@@ -21,7 +21,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -29,6 +28,13 @@ from ..errors import A2AError, InvalidAgentResponseError
 from ..types import AgentCard
 from ..wire._json import DecodeLimits
 from ..wire.hybrid import card_from_any
+from ._cardlocation import (
+    CARD_PATH,
+    DEFAULT_CARD_LIMITS,
+    LEGACY_CARD_PATH,
+    CardLimits,
+    card_urls,
+)
 from .errors import A2AConnectionError, A2ATimeoutError
 from .transports._http import error_from_response, parse_json, read_bounded
 
@@ -44,8 +50,6 @@ __all__ = [
     "check_card",
 ]
 
-CARD_PATH = "/.well-known/agent-card.json"
-LEGACY_CARD_PATH = "/.well-known/agent.json"
 _MAX_AGE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)\"?", re.IGNORECASE)
 
 
@@ -53,43 +57,6 @@ class CardNotFoundError(InvalidAgentResponseError):
     """No agent card at any of the places it may be published."""
 
     default_message = "No agent card found"
-
-
-@dataclass(frozen=True, slots=True)
-class CardLimits:
-    """Bounds applied to a fetched card (it comes from a party we do not control)."""
-
-    max_bytes: int = 1024 * 1024
-    max_depth: int = 24
-    max_string_length: int = 16 * 1024
-    max_array_length: int = 1024
-    max_skills: int = 256
-    max_interfaces: int = 32
-
-
-DEFAULT_CARD_LIMITS = CardLimits()
-
-
-def card_urls(agent_url: str) -> list[str]:
-    """Where to look for the card of the agent at ``agent_url``, in order.
-
-    A URL that already points into ``/.well-known/`` is taken as the card URL.
-    A URL with a path (``http://host/agents/echo``) is looked up below that
-    path first, then at the origin.
-    """
-    parts = urlsplit(agent_url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"Not an http(s) URL: {agent_url!r}")
-    if "/.well-known/" in parts.path:
-        return [agent_url]
-    origin = f"{parts.scheme}://{parts.netloc}"
-    at_origin = [origin + CARD_PATH, origin + LEGACY_CARD_PATH]
-    path = parts.path.rstrip("/")
-    if not path:
-        return at_origin
-    # An agent mounted below a path (a2a_core.mount, the official SDK's apps) keeps its card
-    # there; the path is tried first so another agent at the origin is never taken for it.
-    return [origin + path + CARD_PATH, origin + path + LEGACY_CARD_PATH, *at_origin]
 
 
 def _check_json(value: Any, limits: CardLimits) -> None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
+
+from ._time import format_timestamp, parse_timestamp
 
 __all__ = [
     "A2AModel",
@@ -74,48 +76,9 @@ Base64Bytes = Annotated[
 """Raw bytes in Python, standard base64 on the wire."""
 
 
-def format_timestamp(value: datetime) -> str:
-    """RFC 3339 in UTC with a ``Z`` suffix; milliseconds unless finer precision is set."""
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    value = value.astimezone(UTC)
-    micros = value.microsecond
-    base = (
-        f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
-        f"T{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
-    )
-    if micros % 1000 == 0:
-        return f"{base}.{micros // 1000:03d}Z"
-    return f"{base}.{micros:06d}Z"
-
-
-def _to_utc(value: Any) -> Any:
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            return value.replace(tzinfo=UTC)
-        try:
-            return value.astimezone(UTC)
-        except OverflowError:
-            raise ValueError("timestamp is outside the representable range") from None
-    return value
-
-
-def _parse_timestamp(value: Any) -> Any:
-    if isinstance(value, str):
-        text = value.strip()
-        if text.endswith(("z", "Z")):
-            text = text[:-1] + "+00:00"
-        try:
-            parsed = datetime.fromisoformat(text)
-        except ValueError as exc:
-            raise ValueError("invalid RFC 3339 timestamp") from exc
-        return _to_utc(parsed)
-    return _to_utc(value)
-
-
 Timestamp = Annotated[
     datetime,
-    BeforeValidator(_parse_timestamp),
+    BeforeValidator(parse_timestamp),
     PlainSerializer(format_timestamp, return_type=str, when_used="json"),
 ]
 """A timezone-aware UTC datetime; RFC 3339 with ``Z`` on the wire."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -10,6 +9,7 @@ from pydantic import Field, model_validator
 
 from ._base import A2AModel, Base64Bytes, Struct, Timestamp, falsy, is_empty, not_none, opt
 from ._enums import Role, TaskState
+from ._ids import new_id
 
 __all__ = [
     "Artifact",
@@ -23,19 +23,6 @@ __all__ = [
     "TaskStatusUpdateEvent",
     "new_id",
 ]
-
-
-def new_id() -> str:
-    """A fresh identifier (UUID4 string), as the spec suggests for tasks and messages.
-
-    Formatted straight from random bytes: ``str(uuid.uuid4())`` costs several
-    times more, and ids are made on every request.
-    """
-    b = bytearray(os.urandom(16))
-    b[6] = (b[6] & 0x0F) | 0x40  # version 4
-    b[8] = (b[8] & 0x3F) | 0x80  # RFC 4122 variant
-    h = b.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class Part(A2AModel):

@@ -9,33 +9,14 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import Any, cast
 
 import pydantic_core
 
 from ..errors import InvalidRequestError, JSONParseError, PayloadTooLargeError
+from ._limits import DEFAULT_LIMITS, DecodeLimits
 
 __all__ = ["DEFAULT_LIMITS", "DecodeLimits", "check_depth", "dumps", "loads"]
-
-
-@dataclass(frozen=True, slots=True)
-class DecodeLimits:
-    """Bounds applied to everything decoded from the network."""
-
-    max_bytes: int = 10 * 1024 * 1024
-    max_depth: int = 32
-    max_parts: int = 1024
-    max_history: int = 1024
-
-    def __post_init__(self) -> None:
-        for name in ("max_bytes", "max_depth", "max_parts", "max_history"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be > 0")
-
-
-DEFAULT_LIMITS = DecodeLimits()
-"""The bounds applied when none are given: body size, nesting depth, string and list lengths."""
 
 
 def loads(data: bytes | bytearray | memoryview | str, limits: DecodeLimits = DEFAULT_LIMITS) -> Any:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError, create_model
 from ...bindings import TransportConfig
 from ...errors import InvalidAgentResponseError, UnsupportedOperationError
 from ...types import AgentInterface, SendMessageResponse
-from ...wire._json import dumps
+from ...wire._json import DecodeLimits, dumps
 from ...wire.codec import RESULT_TYPES, Codec
 from ...wire.operations import Operation
 from ...wire.v03 import V03JsonRpcCodec
@@ -39,7 +39,7 @@ from ._http import (
 from ._streams import peeked, single
 from .base import CallOptions, EventIterator
 
-__all__ = ["JsonRpcTransport", "from_interface"]
+__all__ = ["JsonRpcTransport", "decode_answer", "from_interface"]
 
 _EVENT_STREAM = "text/event-stream"
 
@@ -114,35 +114,7 @@ class JsonRpcTransport:
         request_id, http_request = self._build(op, request, options, stream=False)
         response = await send(self._http, http_request)
         body = await read_bounded(response, self._limits.max_bytes)
-        if not 200 <= response.status_code < 300:
-            raise self._http_error(response.status_code, body)
-        if self.version == "1.0":
-            fast = self._fast_result(op, body, request_id)
-            if fast is not _MISSING:
-                return fast
-        result = self._unwrap(parse_json(body, self._limits), request_id)
-        return self._codec.decode_result(op, result)
-
-    def _fast_result(self, op: Operation, body: bytes, request_id: int) -> Any:
-        """The common case in one pass: a well-formed 1.0 success validated from the bytes.
-
-        Anything else (an error, a bad envelope, a deep document, a result of the
-        wrong shape) goes the general way, which says precisely what is wrong.
-        """
-        envelope = _envelope_model(op)
-        if envelope is None or body.count(b"{") + body.count(b"[") > self._limits.max_depth:
-            return _MISSING
-        try:
-            parsed = envelope.model_validate_json(body)
-        except ValidationError:
-            return _MISSING
-        values = cast(Any, parsed)
-        if values.jsonrpc != "2.0" or values.error is not None:
-            return _MISSING
-        if not _same_id(values.id, request_id):
-            return _MISSING
-        result = values.result
-        return result.result if isinstance(result, SendMessageResponse) else result
+        return decode_answer(self._codec, op, response.status_code, body, request_id, self._limits)
 
     async def open_stream(
         self, op: Operation, request: BaseModel, options: CallOptions | None = None
@@ -152,11 +124,11 @@ class JsonRpcTransport:
         response = await send(self._http, http_request)
         if not 200 <= response.status_code < 300:
             body = await read_bounded(response, self._limits.max_bytes)
-            raise self._http_error(response.status_code, body)
+            raise _http_error(self._codec, response.status_code, body, self._limits)
         if not is_event_stream(response):
             # A plain JSON-RPC answer: an error, or (leniently) a single result.
             body = await read_bounded(response, self._limits.max_bytes)
-            result = self._unwrap(parse_json(body, self._limits), request_id)
+            result = _unwrap(self._codec, parse_json(body, self._limits), request_id)
             return single(self._codec.decode_event(result))
         position = options.position if options is not None else None
         events = self._events(sse_values(response, self._limits, position), request_id)
@@ -165,45 +137,9 @@ class JsonRpcTransport:
     async def _events(self, values: AsyncIterator[Any], request_id: int) -> EventIterator:
         try:
             async for value in values:
-                yield self._codec.decode_event(self._unwrap(value, request_id))
+                yield self._codec.decode_event(_unwrap(self._codec, value, request_id))
         finally:
             await cast(Any, values).aclose()
-
-    def _http_error(self, status: int, body: bytes) -> Exception:
-        """A JSON-RPC error sent with a non-2xx status, or an error by HTTP status."""
-        try:
-            value = parse_json(body, self._limits) if body else None
-        except InvalidAgentResponseError:
-            value = None
-        if isinstance(value, dict):
-            envelope = cast(dict[str, Any], value)
-            if "error" in envelope and envelope.get("jsonrpc") == "2.0":
-                return refine_by_status(self._codec.decode_error(envelope["error"]), status)
-        return error_from_response(status, body, self._limits)
-
-    def _unwrap(self, value: Any, request_id: int) -> Any:
-        """Validate a JSON-RPC response envelope; its result, or raise its error."""
-        if not isinstance(value, dict):
-            raise InvalidAgentResponseError("The agent's JSON-RPC response is not an object")
-        envelope = cast(dict[str, Any], value)
-        if envelope.get("jsonrpc") != "2.0":
-            raise InvalidAgentResponseError('The agent\'s JSON-RPC response lacks "jsonrpc": "2.0"')
-        has_result = "result" in envelope
-        error = envelope.get("error")
-        if has_result == (error is not None):
-            raise InvalidAgentResponseError(
-                "The agent's JSON-RPC response must hold exactly one of result or error"
-            )
-        answered = envelope.get("id", _MISSING)
-        if error is not None:
-            if answered is not None and not _same_id(answered, request_id):
-                raise InvalidAgentResponseError(
-                    "The agent's JSON-RPC error answers a different request id"
-                )
-            raise self._codec.decode_error(error)
-        if not _same_id(answered, request_id):
-            raise InvalidAgentResponseError("The agent's JSON-RPC response has the wrong id")
-        return envelope["result"]
 
     async def aclose(self) -> None:
         """Close the HTTP client, unless it was given by the caller."""
@@ -213,6 +149,85 @@ class JsonRpcTransport:
 
 _MISSING: Any = object()
 _ENVELOPES: dict[Operation, type[BaseModel] | None] = {}
+
+
+def decode_answer(
+    codec: Codec, op: Operation, status: int, body: bytes, request_id: int, limits: DecodeLimits
+) -> Any:
+    """The result of a unary call from its HTTP status and whole body, or the error it holds.
+
+    What ``JsonRpcTransport.call`` does once the answer is read (exposed for the CLI's
+    one-shot send, which sends without the transport and decodes here when its own
+    light reading is not enough).
+    """
+    if not 200 <= status < 300:
+        raise _http_error(codec, status, body, limits)
+    if codec.version == "1.0":
+        fast = _fast_result(op, body, request_id, limits)
+        if fast is not _MISSING:
+            return fast
+    result = _unwrap(codec, parse_json(body, limits), request_id)
+    return codec.decode_result(op, result)
+
+
+def _fast_result(op: Operation, body: bytes, request_id: int, limits: DecodeLimits) -> Any:
+    """The common case in one pass: a well-formed 1.0 success validated from the bytes.
+
+    Anything else (an error, a bad envelope, a deep document, a result of the
+    wrong shape) goes the general way, which says precisely what is wrong.
+    """
+    envelope = _envelope_model(op)
+    if envelope is None or body.count(b"{") + body.count(b"[") > limits.max_depth:
+        return _MISSING
+    try:
+        parsed = envelope.model_validate_json(body)
+    except ValidationError:
+        return _MISSING
+    values = cast(Any, parsed)
+    if values.jsonrpc != "2.0" or values.error is not None:
+        return _MISSING
+    if not _same_id(values.id, request_id):
+        return _MISSING
+    result = values.result
+    return result.result if isinstance(result, SendMessageResponse) else result
+
+
+def _http_error(codec: Codec, status: int, body: bytes, limits: DecodeLimits) -> Exception:
+    """A JSON-RPC error sent with a non-2xx status, or an error by HTTP status."""
+    try:
+        value = parse_json(body, limits) if body else None
+    except InvalidAgentResponseError:
+        value = None
+    if isinstance(value, dict):
+        envelope = cast(dict[str, Any], value)
+        if "error" in envelope and envelope.get("jsonrpc") == "2.0":
+            return refine_by_status(codec.decode_error(envelope["error"]), status)
+    return error_from_response(status, body, limits)
+
+
+def _unwrap(codec: Codec, value: Any, request_id: int) -> Any:
+    """Validate a JSON-RPC response envelope; its result, or raise its error."""
+    if not isinstance(value, dict):
+        raise InvalidAgentResponseError("The agent's JSON-RPC response is not an object")
+    envelope = cast(dict[str, Any], value)
+    if envelope.get("jsonrpc") != "2.0":
+        raise InvalidAgentResponseError('The agent\'s JSON-RPC response lacks "jsonrpc": "2.0"')
+    has_result = "result" in envelope
+    error = envelope.get("error")
+    if has_result == (error is not None):
+        raise InvalidAgentResponseError(
+            "The agent's JSON-RPC response must hold exactly one of result or error"
+        )
+    answered = envelope.get("id", _MISSING)
+    if error is not None:
+        if answered is not None and not _same_id(answered, request_id):
+            raise InvalidAgentResponseError(
+                "The agent's JSON-RPC error answers a different request id"
+            )
+        raise codec.decode_error(error)
+    if not _same_id(answered, request_id):
+        raise InvalidAgentResponseError("The agent's JSON-RPC response has the wrong id")
+    return envelope["result"]
 
 
 def _envelope_model(op: Operation) -> type[BaseModel] | None:

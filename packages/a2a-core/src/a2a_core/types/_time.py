@@ -1,0 +1,55 @@
+"""Timestamps on the wire: RFC 3339 in, UTC out (no pydantic here).
+
+Shared by the ``Timestamp`` model type and by readers that check a document
+without building models (the CLI's one-shot send).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+__all__ = ["format_timestamp", "parse_timestamp"]
+
+
+def format_timestamp(value: datetime) -> str:
+    """RFC 3339 in UTC with a ``Z`` suffix; milliseconds unless finer precision is set."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    value = value.astimezone(UTC)
+    micros = value.microsecond
+    base = (
+        f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+        f"T{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
+    )
+    if micros % 1000 == 0:
+        return f"{base}.{micros // 1000:03d}Z"
+    return f"{base}.{micros:06d}Z"
+
+
+def _to_utc(value: Any) -> Any:
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("timestamp is outside the representable range") from None
+    return value
+
+
+def parse_timestamp(value: Any) -> Any:
+    """An RFC 3339 string (``Z`` or an offset; naive means UTC) as an aware UTC datetime.
+
+    Other values pass through (a datetime is moved to UTC); a bad string raises ValueError.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith(("z", "Z")):
+            text = text[:-1] + "+00:00"
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError as exc:
+            raise ValueError("invalid RFC 3339 timestamp") from exc
+        return _to_utc(parsed)
+    return _to_utc(value)

@@ -11,7 +11,6 @@ the command stops quietly with 141, as a Unix tool killed by SIGPIPE would.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shlex
 import sys
@@ -107,7 +106,15 @@ def _error(message: str) -> None:
 def _run(args: argparse.Namespace) -> int:
     session = session_of(args)
     try:
-        return int(asyncio.run(args.run(args)))
+        # A plain send first tries the one-shot path (no models, no event loop: a fast
+        # cold start); it declines, having sent nothing, whenever it cannot answer alike.
+        quick = getattr(args, "quick", None)
+        code = quick(args) if quick is not None else None
+        if code is None:
+            import asyncio
+
+            code = asyncio.run(args.run(args))
+        return int(code)
     except BrokenPipeError:
         return _pipe_closed()
     except KeyboardInterrupt:

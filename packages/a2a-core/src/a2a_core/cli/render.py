@@ -9,7 +9,6 @@ piped output is plain and stable.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -145,6 +144,8 @@ class Console:
         if not self.progress_enabled:
             yield
             return
+        import asyncio  # here: a one-shot command without a terminal never starts a loop
+
         self._spinner_label = label
         task = asyncio.get_running_loop().create_task(self._spin())
         try:
@@ -163,6 +164,8 @@ class Console:
             self._clear_spinner()
 
     async def _spin(self) -> None:
+        import asyncio
+
         started = time.monotonic()
         frames = _SPINNER if self.unicode else "|/-\\"
         i = 0

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
-import mimetypes
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .common import UsageError, connect, connection_parser, exit_code_for, session_of
+from .parts import part_dicts
 
 if TYPE_CHECKING:
     from ..client import A2AClient, EventStream
-    from ..types import Message, Part
+    from ..types import Message
     from .render import Console, Renderer
 
 __all__ = ["add_parser", "build_message", "run"]
@@ -80,46 +78,21 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--quiet", "-q", action="store_true", help="print only the answer's content"
     )
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, quick=_quick)
 
 
-def _parts(args: argparse.Namespace) -> list[Part]:
-    from ..types import Part
+def _quick(args: argparse.Namespace) -> int | None:
+    from .quick import run as quick_run
 
-    parts: list[Part] = []
-    text: str | None = args.text
-    if text == "-":
-        text = sys.stdin.read()
-    if text:
-        parts.append(Part(text=text))
-    for raw in args.data:
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise UsageError(
-                f"--data is not valid JSON ({exc.msg} at {exc.pos}): {raw!r}"
-            ) from None
-        if value is None:
-            raise UsageError("--data must not be null")
-        parts.append(Part(data=value, media_type="application/json"))
-    for name in args.file:
-        path = Path(name)
-        try:
-            content = path.read_bytes()
-        except OSError as exc:
-            raise UsageError(f"cannot read --file {name!r}: {exc.strerror or exc}") from None
-        media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-        parts.append(Part(raw=content, filename=path.name, media_type=media_type))
-    if not parts:
-        raise UsageError("nothing to send: give TEXT, --data or --file")
-    return parts
+    return quick_run(args)
 
 
 def build_message(args: argparse.Namespace) -> Message:
     """The user message the options describe."""
-    from ..types import Message, Role, new_id
+    from ..types import Message, Part, Role, new_id
 
-    return Message(message_id=new_id(), role=Role.USER, parts=_parts(args))
+    parts = [Part.model_validate(part) for part in part_dicts(args)]
+    return Message(message_id=new_id(), role=Role.USER, parts=parts)
 
 
 async def run(args: argparse.Namespace) -> int:

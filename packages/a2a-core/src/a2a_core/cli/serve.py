@@ -11,11 +11,7 @@ or SIGTERM, and stops cleanly (running tasks are canceled, the store closed).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
-import logging
-import signal
-import socket
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, cast
@@ -26,6 +22,9 @@ from .options import check_adapter_options, parse_option
 from .target import is_url, load_target
 
 if TYPE_CHECKING:
+    import logging
+    import signal
+
     from ..adapters import ResolvedAgent
     from ..client import RemoteAgentExecutor
     from ..server.serve import RunningServer
@@ -240,6 +239,8 @@ def parse_versions(value: str) -> tuple[str, ...]:
 
 
 def _free_port(host: str) -> int:
+    import socket
+
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
@@ -460,11 +461,16 @@ class _StopSignal:
     """Ctrl-C / SIGTERM: the first asks for a clean stop, the second forces it."""
 
     def __init__(self) -> None:
+        import asyncio
+
         self.server: RunningServer | None = None
         self._event = asyncio.Event()
         self._installed: list[signal.Signals] = []
 
     def install(self) -> None:
+        import asyncio
+        import signal
+
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             try:
@@ -474,6 +480,8 @@ class _StopSignal:
             self._installed.append(sig)
 
     def uninstall(self) -> None:
+        import asyncio
+
         loop = asyncio.get_running_loop()
         for sig in self._installed:
             loop.remove_signal_handler(sig)
@@ -492,12 +500,15 @@ class _StopSignal:
         await self._event.wait()
 
 
-class _DropCancellations(logging.Filter):
+class _DropCancellations:
+    """A logging filter (any object with ``filter`` is one): no logging import at startup."""
+
     def __init__(self, stop: _StopSignal) -> None:
-        super().__init__()
         self.stop = stop
 
     def filter(self, record: logging.LogRecord) -> bool:
+        import asyncio
+
         error = record.exc_info[1] if record.exc_info else None
         return not (self.stop.requested and isinstance(error, asyncio.CancelledError))
 
@@ -506,6 +517,8 @@ class _DropCancellations(logging.Filter):
 def _quiet_cancellations(stop: _StopSignal) -> Generator[None]:
     """Once stopping, uvicorn cancels the streams still open after the graceful timeout and
     logs each as an application error with a traceback: expected then, so not shown."""
+    import logging
+
     log = logging.getLogger("uvicorn.error")
     quiet = _DropCancellations(stop)
     log.addFilter(quiet)

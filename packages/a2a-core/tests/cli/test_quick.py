@@ -237,6 +237,7 @@ LIGHT_ANSWERS = {
         )
     ),
     "working, no wait": success(with_task(status={"state": "TASK_STATE_WORKING"}, artifacts=[])),
+    "ids that look like exponents": success(with_task(id="3e407", contextId="1E999")),
 }
 
 
@@ -277,6 +278,9 @@ ODD_ANSWERS = {
         with_task(artifacts=[{"artifactId": "x", "parts": [{"text": "a", "url": "b"}]}])
     ),
     "bad timestamp": success(with_task(status={"state": "TASK_STATE_COMPLETED", "timestamp": "x"})),
+    "number out of range": success({"task": TASK}).replace(
+        b'"Hello there"}', b'"x"}, {"data": 1e400}'
+    ),
     "NaN in data": success({"task": TASK}).replace(b'"Hello there"}', b'"x"}, {"data": NaN}'),
     "lone surrogate": success({"task": TASK}).replace(b"Hello there", b"\\ud800"),
     "not JSON": b"<html>oops</html>",

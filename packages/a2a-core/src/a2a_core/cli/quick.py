@@ -10,7 +10,8 @@ answer with ``json``.
 It only answers what the client path would answer identically:
 
 - it runs for a send that is not ``--stream``, over JSON-RPC 1.0, with stdout
-  not a terminal (there the client path draws its progress spinner);
+  not a terminal (there the client path draws its progress spinner) and
+  telemetry off (``a2a_core.telemetry``: the client path traces calls);
 - before sending, anything it cannot vouch for (no card where it looked, a
   0.3-only card, security schemes or signatures, a shape or size outside what
   is checked here, any HTTP or network trouble) hands over to the client path,
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn, cast
@@ -52,10 +54,8 @@ _CARD_TIMEOUT = 10.0  # CardResolver's default, which A2AClient.connect uses
 _CONNECT_TIMEOUT = 10.0  # HttpSettings.connect_timeout
 _REQUEST_ID = 1  # a fresh transport's first id
 
-# JSON the models' parser refuses or reads differently: lone surrogate escapes, and numbers
-# that overflow to infinity (the client refuses them). Either sends the document the long way.
+# A lone surrogate escape: the models' JSON parser refuses it, ``json`` does not.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abAB]")
-_BIG_EXPONENT = re.compile(rb"[0-9.][eE][+-]?[0-9]{3}")
 
 
 class _Outside(Exception):
@@ -73,6 +73,10 @@ def run(args: argparse.Namespace) -> int | None:
     if args.stream or args.binding not in (None, "jsonrpc"):
         return None
     if args.protocol_version not in (None, "1.0"):
+        return None
+    from .. import telemetry
+
+    if telemetry.active is not None:  # the client path traces the call
         return None
     console = Console()
     if console.progress_enabled:
@@ -298,12 +302,20 @@ def _outside(*_: object) -> NoReturn:
     raise _Outside
 
 
+def _finite(text: str) -> float:
+    """A JSON number with a fraction or exponent; one that overflows is refused by the client."""
+    value = float(text)
+    if math.isinf(value):
+        raise _Outside
+    return value
+
+
 def _parse(body: bytes) -> Any:
     """JSON as the client's parser reads it; _Outside where the two could differ."""
-    if _SURROGATE_ESCAPE.search(body) or _BIG_EXPONENT.search(body):
+    if _SURROGATE_ESCAPE.search(body):
         raise _Outside
     try:
-        return json.loads(body.decode("utf-8"), parse_constant=_outside)
+        return json.loads(body.decode("utf-8"), parse_constant=_outside, parse_float=_finite)
     except ValueError:  # JSONDecodeError and UnicodeDecodeError
         raise _Outside from None
 

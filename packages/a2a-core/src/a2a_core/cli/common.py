@@ -41,6 +41,10 @@ __all__ = [
 
 BEARER_ENV = "A2A_BEARER_TOKEN"
 """The default of ``--bearer`` (a token on the command line is visible to other local users)."""
+CLIENT_ID_ENV = "A2A_CLIENT_ID"
+"""The default of ``--client-id``."""
+CLIENT_SECRET_ENV = "A2A_CLIENT_SECRET"
+"""The default of ``--client-secret``."""
 
 BINDINGS = cli_bindings()
 """``--binding`` spellings and the card's binding names they select (``a2a_core.bindings``)."""
@@ -139,9 +143,38 @@ def connection_parser(*, choose_interface: bool = True) -> argparse.ArgumentPars
     )
     group.add_argument(
         "--bearer",
+        "--token",
+        dest="bearer",
         metavar="TOKEN",
         default=os.environ.get(BEARER_ENV) or None,
         help=f"send 'Authorization: Bearer TOKEN' (default: ${BEARER_ENV})",
+    )
+    group.add_argument(
+        "--client-id",
+        metavar="ID",
+        default=os.environ.get(CLIENT_ID_ENV) or None,
+        help=(
+            "get a token with the OAuth 2.0 client-credentials grant, from the token endpoint "
+            f"the card names or --token-url (default: ${CLIENT_ID_ENV})"
+        ),
+    )
+    group.add_argument(
+        "--client-secret",
+        metavar="SECRET",
+        default=os.environ.get(CLIENT_SECRET_ENV) or None,
+        help=f"with --client-id (default: ${CLIENT_SECRET_ENV}, which keeps it out of ps)",
+    )
+    group.add_argument(
+        "--token-url",
+        metavar="URL",
+        help="with --client-id: the token endpoint (default: the card's)",
+    )
+    group.add_argument(
+        "--scope",
+        action="append",
+        default=[],
+        metavar="SCOPE",
+        help="with --client-id: a scope to ask for (repeatable)",
     )
     group.add_argument(
         "--timeout",
@@ -226,6 +259,26 @@ def _headers(args: argparse.Namespace) -> dict[str, str]:
     return headers
 
 
+def client_credentials(args: argparse.Namespace) -> Any:
+    """``--client-id`` / ``--client-secret`` as a ``ClientCredentials`` auth, or None."""
+    client_id: str | None = getattr(args, "client_id", None)
+    secret: str | None = getattr(args, "client_secret", None)
+    if not client_id and not secret:
+        return None
+    if not client_id or not secret:
+        raise UsageError(
+            f"--client-id and --client-secret go together (or ${CLIENT_ID_ENV} and "
+            f"${CLIENT_SECRET_ENV})"
+        )
+    if getattr(args, "bearer", None):
+        raise UsageError("give --bearer or --client-id, not both")
+    from ..client.oauth import ClientCredentials
+
+    return ClientCredentials(
+        client_id, secret, token_url=getattr(args, "token_url", None), scopes=args.scope or ()
+    )
+
+
 @asynccontextmanager
 async def connect(args: argparse.Namespace) -> AsyncGenerator[A2AClient]:
     """A client of ``args.url`` with the connection options applied; closed on exit."""
@@ -238,6 +291,7 @@ async def connect(args: argparse.Namespace) -> AsyncGenerator[A2AClient]:
     client = await A2AClient.connect(
         url,
         headers=_headers(args),
+        auth=client_credentials(args),
         timeout=timeout,
         stream_timeout=stream_timeout,
         preferred_versions=(version,) if version else ("1.0", "0.3"),

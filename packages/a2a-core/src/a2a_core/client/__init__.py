@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .errors import A2AConnectionError, A2ATimeoutError
     from .interfaces import NoCompatibleInterfaceError, select_interface
     from .loop import BackgroundLoop
+    from .oauth import ClientCredentials, TokenError
     from .remote import RemoteAgentExecutor, RemoteSkill, remote_skills
     from .results import SendResult, TaskTracker, text_of
     from .session import RemoteAgentSession, RemoteReply, describe_card
@@ -49,6 +50,7 @@ __all__ = [
     "CardLimits",
     "CardNotFoundError",
     "CardResolver",
+    "ClientCredentials",
     "ClientTransport",
     "Content",
     "EventStream",
@@ -66,6 +68,7 @@ __all__ = [
     "TaskRef",
     "TaskTracker",
     "TextLimits",
+    "TokenError",
     "card_urls",
     "describe_card",
     "remote_skills",
@@ -88,6 +91,8 @@ _LAZY = {
     "CardLimits": ".discovery",
     "CardNotFoundError": ".discovery",
     "CardResolver": ".discovery",
+    "ClientCredentials": ".oauth",
+    "TokenError": ".oauth",
     "card_urls": ".discovery",
     "A2AConnectionError": ".errors",
     "A2ATimeoutError": ".errors",

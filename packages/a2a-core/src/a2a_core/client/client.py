@@ -57,6 +57,7 @@ from ..wire.operations import Operation
 from ._cardlocation import DEFAULT_CARD_LIMITS, CardLimits
 from .discovery import CardCache, CardResolver
 from .interfaces import DEFAULT_VERSIONS, NoCompatibleInterfaceError, select_interface
+from .oauth import ClientCredentials
 from .results import SendResult, TaskTracker, settles
 from .transports._http import HttpSettings
 from .transports.base import CallOptions, ClientTransport, EventIterator, StreamPosition
@@ -276,6 +277,8 @@ class A2AClient:
                 )
                 card = await resolver.resolve(url, card_url=card_url)
                 base_url = resolver.last_url
+            if isinstance(auth, ClientCredentials):
+                auth.use_card(card)  # the token endpoint its security scheme names
             interface = select_interface(
                 card,
                 preferred_versions=preferred_versions,

@@ -1,0 +1,204 @@
+"""OAuth 2.0 client credentials for calling protected agents: an ``httpx.Auth``.
+
+``ClientCredentials`` gets an access token from the token endpoint, caches
+it, gets a new one shortly before it expires, and retries a request answered
+``401`` once with a fresh token. The endpoint is configured (``token_url``),
+found through OpenID Connect discovery (``discovery_url``), or read from the
+agent card: ``A2AClient.connect`` hands it the card, whose ``oauth2`` scheme
+names a client-credentials ``tokenUrl`` or whose ``openIdConnect`` scheme names
+the discovery document. Give it as ``auth=`` to ``A2AClient.connect``, the
+sync client, ``RemoteAgentSession`` (so the adapters' remote tools and crew
+members) or the gateways. The secret never appears in its repr or in logs.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import AsyncGenerator, Generator, Sequence
+from typing import Any, cast
+
+import httpx
+
+from ..types import AgentCard
+
+__all__ = ["ClientCredentials", "TokenError"]
+
+_MAX_DOCUMENT_BYTES = 256 * 1024
+
+
+class TokenError(Exception):
+    """The token endpoint refused the client, or answered something that is not a token."""
+
+
+class ClientCredentials(httpx.Auth):
+    """``Authorization: Bearer`` from the OAuth 2.0 client-credentials grant, cached.
+
+    ``scopes`` and ``audience`` are sent with the token request;
+    ``refresh_margin`` is how many seconds before expiry a token is replaced.
+    """
+
+    def __init__(
+        self,
+        client_id: str,
+        client_secret: str,
+        *,
+        token_url: str | None = None,
+        discovery_url: str | None = None,
+        scopes: Sequence[str] = (),
+        audience: str | None = None,
+        refresh_margin: float = 30.0,
+        timeout: float = 10.0,
+    ) -> None:
+        if not client_id or not client_secret:
+            raise ValueError("client_id and client_secret must not be empty")
+        self.client_id = client_id
+        self._secret = client_secret
+        self.token_url = token_url
+        self.discovery_url = discovery_url
+        self.scopes = tuple(scopes)
+        self.audience = audience
+        self.refresh_margin = refresh_margin
+        self._timeout = timeout
+        self._token: str | None = None
+        self._expires_at = 0.0
+        self._lock = threading.Lock()
+        self.fetches = 0
+        """How many tokens were fetched (for tests and metrics)."""
+
+    # -- where the token endpoint is -----------------------------------------------------
+
+    def use_card(self, card: AgentCard) -> None:
+        """Take the token endpoint from the card's security schemes, unless configured."""
+        if self.token_url or self.discovery_url:
+            return
+        for scheme in card.security_schemes.values():
+            oauth = scheme.oauth2_security_scheme
+            if oauth is not None and oauth.flows.client_credentials is not None:
+                self.token_url = oauth.flows.client_credentials.token_url
+                return
+        for scheme in card.security_schemes.values():
+            oidc = scheme.open_id_connect_security_scheme
+            if oidc is not None:
+                self.discovery_url = oidc.open_id_connect_url
+                return
+
+    @property
+    def configured(self) -> bool:
+        """Whether the token endpoint is known (else requests go without a token)."""
+        return bool(self.token_url or self.discovery_url)
+
+    # -- tokens ------------------------------------------------------------------------
+
+    def _fresh(self) -> str | None:
+        if self._token is not None and time.monotonic() < self._expires_at - self.refresh_margin:
+            return self._token
+        return None
+
+    def _form(self) -> dict[str, str]:
+        form = {"grant_type": "client_credentials"}
+        if self.scopes:
+            form["scope"] = " ".join(self.scopes)
+        if self.audience:
+            form["audience"] = self.audience
+        return form
+
+    def _accept(self, response: httpx.Response) -> str:
+        if response.status_code != 200:
+            raise TokenError(
+                f"the token endpoint refused client {self.client_id!r}: HTTP {response.status_code}"
+            )
+        answer = _json_object(response)
+        token = answer.get("access_token")
+        if not isinstance(token, str) or not token:
+            raise TokenError("the token endpoint answered no access_token")
+        lifetime = answer.get("expires_in")
+        seconds = float(lifetime) if isinstance(lifetime, int | float) else 300.0
+        self._token = token
+        self._expires_at = time.monotonic() + seconds
+        self.fetches += 1
+        return token
+
+    def _endpoint_from(self, response: httpx.Response) -> str:
+        found = _json_object(response).get("token_endpoint")
+        if not isinstance(found, str) or not found:
+            raise TokenError("the discovery document names no token_endpoint")
+        self.token_url = found
+        return found
+
+    async def token(self, *, force: bool = False) -> str | None:
+        """A valid access token (fetched when needed); None when no endpoint is known."""
+        if not force and (cached := self._fresh()) is not None:
+            return cached
+        if not self.configured:
+            return None
+        async with httpx.AsyncClient(timeout=self._timeout, follow_redirects=False) as http:
+            url = self.token_url
+            if url is None:
+                assert self.discovery_url is not None
+                url = self._endpoint_from(await http.get(self.discovery_url))
+            response = await http.post(
+                url, data=self._form(), auth=httpx.BasicAuth(self.client_id, self._secret)
+            )
+            return self._accept(response)
+
+    def sync_token(self, *, force: bool = False) -> str | None:
+        """``token`` for synchronous httpx clients."""
+        with self._lock:
+            if not force and (cached := self._fresh()) is not None:
+                return cached
+            if not self.configured:
+                return None
+            with httpx.Client(timeout=self._timeout, follow_redirects=False) as http:
+                url = self.token_url
+                if url is None:
+                    assert self.discovery_url is not None
+                    url = self._endpoint_from(http.get(self.discovery_url))
+                response = http.post(
+                    url, data=self._form(), auth=httpx.BasicAuth(self.client_id, self._secret)
+                )
+                return self._accept(response)
+
+    # -- httpx.Auth --------------------------------------------------------------------
+
+    async def async_auth_flow(
+        self, request: httpx.Request
+    ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        """Send with the cached token; on 401 once more with a fresh one."""
+        token = await self.token()
+        if token is None:
+            yield request
+            return
+        request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        if response.status_code == 401:  # (httpx reads and closes the refused response)
+            request.headers["Authorization"] = f"Bearer {await self.token(force=True)}"
+            yield request
+
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response]:
+        """The synchronous twin of ``async_auth_flow``."""
+        token = self.sync_token()
+        if token is None:
+            yield request
+            return
+        request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        if response.status_code == 401:
+            request.headers["Authorization"] = f"Bearer {self.sync_token(force=True)}"
+            yield request
+
+    def __repr__(self) -> str:  # never the secret, never the token
+        where = self.token_url or self.discovery_url or "from the agent card"
+        return f"ClientCredentials(client_id={self.client_id!r}, token endpoint {where})"
+
+
+def _json_object(response: httpx.Response) -> dict[str, Any]:
+    if len(response.content) > _MAX_DOCUMENT_BYTES:
+        raise TokenError(f"{response.request.url} answered more than {_MAX_DOCUMENT_BYTES} bytes")
+    try:
+        value = response.json()
+    except ValueError:
+        raise TokenError(f"{response.request.url} did not answer JSON") from None
+    if not isinstance(value, dict):
+        raise TokenError(f"{response.request.url} did not answer a JSON object")
+    return cast("dict[str, Any]", value)

@@ -189,6 +189,20 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="gateway only: an HTTP header for every request to the remote agent",
     )
     behaviour.add_argument(
+        "--log-format",
+        default="text",
+        choices=("text", "json"),
+        help="log lines as text or one JSON object per line (default: %(default)s)",
+    )
+    behaviour.add_argument(
+        "--otel",
+        action="store_true",
+        help=(
+            "OpenTelemetry traces and metrics (needs a2a-adapters-core[otel]; export with an "
+            "SDK, e.g. under opentelemetry-instrument)"
+        ),
+    )
+    behaviour.add_argument(
         "--log-level",
         default="warning",
         choices=("critical", "error", "warning", "info", "debug"),
@@ -374,6 +388,13 @@ async def run(args: argparse.Namespace) -> int:
     options = _options(args)
     if args.public_url:
         check_url(args.public_url)
+    if args.otel:
+        from .. import telemetry
+
+        try:
+            telemetry.enable()
+        except telemetry.TelemetryUnavailableError as exc:
+            raise UsageError(str(exc)) from None
     async with AsyncExitStack() as stack:
         stop = _StopSignal()
         stack.callback(stop.uninstall)
@@ -428,6 +449,10 @@ async def run(args: argparse.Namespace) -> int:
         except (ConfigurationError, TypeError, ValueError, RuntimeError) as exc:
             raise UsageError(_first_line(exc), cause=exc) from None
         stop.server = server
+        if args.log_format != "text":
+            from ..server.asgi.access import use_log_level
+
+            use_log_level(args.log_level, args.log_format)
         name = safe_text(server.app.card.name, single_line=True)
         what = f"a gateway to {args.target}" if gateway else _kind(resolved)
         console.line(f'Serving "{name}" ({what}) at {server.url}')
@@ -436,6 +461,7 @@ async def run(args: argparse.Namespace) -> int:
             console.line(f"Playground: {server.url}/playground/")
         if grpc_address:
             console.line(f"gRPC: {grpc_address}")
+        console.line(f"Health: {server.url}/healthz (live), {server.url}/readyz (ready)")
         from ..stores.registry import redact_url
 
         store = redact_url(args.store)

@@ -439,6 +439,11 @@ class TaskManager:
 
     # -- bookkeeping ----------------------------------------------------------
     @property
+    def closing(self) -> bool:
+        """Whether the manager is stopping (draining): new work is refused."""
+        return self._closing
+
+    @property
     def active_count(self) -> int:
         """Runs holding a capacity slot right now."""
         return len(self._active)

@@ -24,11 +24,13 @@ from ...wire import DEFAULT_LIMITS, DecodeLimits, dumps
 from ..head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT, head_too_large
 from ..options import AppOptions
 from ..service import A2AService, ConfigurationError
+from . import health
 from .access import ACCESS_KEY, label, logged
 from .access import wanted as access_wanted
 from .card_route import CARD_PATHS, CardDocument, PublishedCard, card_document
 from .edge import Authenticate, Edge
 from .files_route import BASE_URL_KEY, FILES_PATH, file_base, serve_file
+from .health import PROBE_PATHS
 from .http import Receive, Scope, Send, header_map, send_bytes
 from .landing import PAGE_METHODS, LandingPage
 from .origin import TrustedProxies, rebase_card
@@ -115,6 +117,10 @@ class A2AApp:
             if kind == "lifespan":
                 await self._lifespan(receive, send)
             return  # websockets are not part of A2A: the server closes them
+        probe = _probe_path(scope)
+        if probe is not None:  # before authentication, the access log and tracing: probes
+            await health.respond(self.service, scope, send, probe)  # repeat every few seconds
+            return
         if ACCESS_KEY not in scope and access_wanted():
             await logged(self, scope, receive, send)  # comes back here, with a record
             return
@@ -234,6 +240,17 @@ class A2AApp:
                 yield self
             finally:
                 await self.service.aclose()
+
+
+def _probe_path(scope: Scope) -> str | None:
+    """``/healthz`` or ``/readyz`` when the request is for one (below the mount path)."""
+    path: str = scope["path"]
+    if not path.endswith(("/healthz", "/readyz")):
+        return None
+    root: str = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    return path if path in PROBE_PATHS else None
 
 
 def _published(card: AgentCard, opts: AppOptions, served_base: str | None) -> PublishedCard:

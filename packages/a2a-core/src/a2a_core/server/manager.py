@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,6 +42,7 @@ from ..errors import (
     UnsupportedOperationError,
 )
 from ..stores import ConcurrentUpdateError, StoredTask, TaskStore
+from ..stores.cluster import TaskLeases
 from ..types import (
     Message,
     Part,
@@ -60,6 +62,7 @@ from .context import ServerCallContext, owner_principal
 from .events import NO_ID, EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext
 from .files import FileStore
+from .leases import LeaseKeeper, LeaseSettings, new_instance_id
 from .task_state import IllegalTransitionError, apply_artifact, apply_status, continue_task
 from .updater import TaskUpdater
 
@@ -95,6 +98,18 @@ class ManagerConfig:
     """Put an agent exception's text in the failed status (off: never leak internals)."""
     remote_cancel_timeout: float = 2.0
     """How long a cancel waits for the instance running the task before writing CANCELED itself."""
+    lease_seconds: float = 30.0
+    """How long a run's lease lasts unrenewed: a task whose instance died is settled (FAILED)
+    this long after its last renewal (stores that keep leases: sqlite, redis, postgresql)."""
+    lease_renew_seconds: float = 10.0
+    """How often an instance renews the leases of the tasks it runs."""
+    orphan_sweep_seconds: float = 10.0
+    """How often an instance looks for expired leases to settle."""
+    send_retention_seconds: float = 3600.0
+    """How long a retried SendMessage (same messageId, same principal) returns the task the
+    first one started, on stores that remember sends; 0 turns idempotent sends off."""
+    instance_id: str | None = None
+    """This instance's name in leases and messages (default: host-pid-random)."""
 
     def __post_init__(self) -> None:
         if self.max_background_tasks <= 0:
@@ -103,6 +118,9 @@ class ManagerConfig:
             raise ValueError("remote_cancel_timeout must be > 0")
         if self.max_history <= 0:
             raise ValueError("max_history must be > 0")
+        if self.send_retention_seconds < 0:
+            raise ValueError("send_retention_seconds must be >= 0")
+        LeaseSettings(self.lease_seconds, self.lease_renew_seconds, self.orphan_sweep_seconds)
 
 
 class TaskRun:
@@ -143,6 +161,8 @@ class TaskRun:
         the run's first event)."""
         self.span: Any = None
         """The run's span while telemetry traces it (events go there)."""
+        self.leased = False
+        """Whether this instance holds the task's lease (released when the run ends)."""
         self._lock = asyncio.Lock()
         self._emitted = False
 
@@ -404,6 +424,8 @@ class TaskManager:
         self.executor = executor
         self.files = files
         """Where large outgoing files go to be served by URL (None: always inline)."""
+        self.backend = store
+        """The store as given (``store`` may wrap it, e.g. to time its calls)."""
         hooks = _telemetry.active
         if hooks is not None:
             from .._otel.store import TimedStore
@@ -419,6 +441,25 @@ class TaskManager:
         self._channel_started = False
         self._active: dict[str, TaskRun] = {}
         self._closing = False
+        cfg = self.config
+        backend = self.backend
+        self.instance_id = cfg.instance_id or new_instance_id()
+        """This instance's name in leases (and in messages about orphaned tasks)."""
+        self.leases: LeaseKeeper | None = None
+        """The lease keeper, when the store keeps leases (several instances, or restarts)."""
+        if isinstance(backend, TaskLeases):
+            settings = LeaseSettings(
+                cfg.lease_seconds, cfg.lease_renew_seconds, cfg.orphan_sweep_seconds
+            )
+            self.leases = LeaseKeeper(
+                store,
+                backend,
+                self.instance_id,
+                settings,
+                active=lambda: list(self._active),
+                write_failed=self._settle_orphan,
+                on_lost=self._lease_lost,
+            )
 
     async def send_to_channel(
         self, task_id: str, event_id: int, event: StreamEvent, previous: int | None
@@ -491,12 +532,79 @@ class TaskManager:
         if self._active.get(run.task_id) is run:
             del self._active[run.task_id]
 
-    def finished(self, run: TaskRun) -> None:
-        """A run ended: free its slot and end its streams."""
+    def _unhold(self, run: TaskRun) -> None:
+        """Free the slot and the lease of a run that never started."""
         self._release(run)
+        if self.leases is not None and run.leased:
+            run.leased = False
+            self.leases.release(run.task_id)
+
+    def finished(self, run: TaskRun) -> None:
+        """A run ended: free its slot, drop its lease and end its streams."""
+        self._release(run)
+        if self.leases is not None and run.leased:
+            run.leased = False
+            self.leases.release(run.task_id)
         run.settled.set()
         run.done.set()
         self.bus.end(run.task_id)
+
+    # -- leases -------------------------------------------------------------------
+    def start_background(self) -> None:
+        """Start renewing leases and sweeping for orphans (idempotent; at app startup)."""
+        if self.leases is not None and not self._closing:
+            self.leases.start()
+
+    async def _hold(self, run: TaskRun) -> None:
+        """Take the run's lease before its agent starts (refused: another instance runs it)."""
+        if self.leases is None:
+            return
+        holder = await self.leases.acquire(run.task_id, run.owner)
+        if holder is not None:
+            raise UnsupportedOperationError(
+                f"Task {run.task_id} is running on instance {holder.instance}; "
+                "wait for it to pause or cancel it"
+            )
+        run.leased = True
+
+    async def _refuse_orphan(self, stored: StoredTask) -> None:
+        """A task whose run's instance died (expired lease): settle it now and refuse the message.
+
+        Restarting the agent silently would run it twice if the first run still
+        holds side effects; the client is told what happened instead.
+        """
+        keeper = self.leases
+        task = stored.task
+        if keeper is None or task.status.state.is_interrupted or task.id in self._active:
+            return
+        lease = await keeper.leases.lease_of(task.id)
+        if lease is not None and lease.expires_at > time.time():
+            raise UnsupportedOperationError(
+                f"Task {task.id} is running on instance {lease.instance}; "
+                "wait for it to pause or cancel it"
+            )
+        if lease is None:
+            return  # no run anywhere holds it: an open task (``leaves_task_open``) goes on
+        await keeper.settle(lease)
+        raise UnsupportedOperationError(
+            f"Task {task.id} was left {task.status.state.value} by a server instance that "
+            "stopped before it finished; it cannot be continued. Start a new task in the "
+            "same context"
+        )
+
+    async def _settle_orphan(self, stored: StoredTask, text: str) -> None:
+        """The sweeper fails an orphaned task: saved, published to every instance's streams."""
+        await self.write_status(stored, TaskState.FAILED, text)
+
+    def _lease_lost(self, task_id: str) -> None:
+        """Another instance took this run's lease (we were frozen): the task is settled there."""
+        run = self._active.get(task_id)
+        if run is None:
+            return
+        run.leased = False
+        run.token.cancel()
+        if run.handle is not None and not run.handle.done():
+            run.handle.cancel()
 
     # -- starting work --------------------------------------------------------
     async def prepare(
@@ -507,10 +615,12 @@ class TaskManager:
         request_metadata: dict[str, Any] | None,
         allow_reply: bool,
         persist_now: bool,
+        task_id: str | None = None,
     ) -> TaskRun:
         """Register a run for ``message`` (a new task, or a continuation), not yet started.
 
-        The caller must then ``start`` the run or ``abandon`` it.
+        ``task_id`` names a new task (idempotent sends record it first). The
+        caller must then ``start`` the run or ``abandon`` it.
         """
         if not self._channel_started:
             await self.start_channel()
@@ -520,7 +630,7 @@ class TaskManager:
             )
         else:
             context_id = message.context_id or new_id()
-            task_id = new_id()
+            task_id = task_id or new_id()
             message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
             task = Task(
                 id=task_id,
@@ -531,6 +641,12 @@ class TaskManager:
             context = _request_context(task, message, call, configuration, request_metadata)
             run = TaskRun(self, task, call.owner, context, allow_reply=allow_reply)
             self._register(run)
+            if self.leases is not None:
+                try:
+                    await self._hold(run)
+                except BaseException:
+                    self._release(run)
+                    raise
         if persist_now:
             try:
                 await run.persist()
@@ -573,6 +689,7 @@ class TaskManager:
                     f"Task {task_id} is {task.status.state.value} and cannot be continued; "
                     "start a new task in the same context"
                 )
+            await self._refuse_orphan(stored)
             if message.context_id != task.context_id:
                 message = message.model_copy(update={"context_id": task.context_id})
             continued = continue_task(task, message, self.config.max_history)
@@ -582,12 +699,13 @@ class TaskManager:
             run = TaskRun(self, task, stored.owner, context, allow_reply=False, previous=stored)
             self._register(run)
             try:
+                await self._hold(run)
                 await run.begin_continuation(continued)
             except ConcurrentUpdateError:
-                self._release(run)
+                self._unhold(run)
                 continue  # changed since we read it: read it again
             except BaseException:
-                self._release(run)
+                self._unhold(run)
                 raise
             return run
         raise UnsupportedOperationError(f"Task {task_id} kept changing; retry the message")
@@ -784,6 +902,8 @@ class TaskManager:
         the shutdown for its whole grace period.
         """
         self._closing = True
+        if self.leases is not None:
+            self.leases.stop_renewing()
         runs = list(self._active.values())
         await asyncio.gather(*(self._stop(run) for run in runs))
         handles = [run.handle for run in runs if run.handle is not None]
@@ -797,6 +917,8 @@ class TaskManager:
                 await asyncio.wait(pending, timeout=grace)
         self.bus.end_all()
         self.channel.detach(self)
+        if self.leases is not None:
+            await self.leases.aclose()
 
 
 async def _final_state(follower: Any) -> TaskState | None:

@@ -56,6 +56,7 @@ from .context import ServerCallContext
 from .events import NO_ID, EventBus, EventsLost, Subscription
 from .executor import as_executor
 from .files import FileStore
+from .idempotency import SendClaim, SendLedger, stored_when_ready
 from .manager import ManagerConfig, TaskManager, TaskObserver, TaskRun
 from .push_api import PushNotifier
 from .task_state import snapshot
@@ -131,6 +132,10 @@ class A2AService:
             share = getattr(push, "share_store", None)
             if shared is not None and share is not None:
                 share(shared)  # configs live with the tasks: every instance sees them
+        self.sends = SendLedger.for_store(
+            self.manager.backend, self.manager.config.send_retention_seconds
+        )
+        """Idempotent sends: the task each (principal, messageId) started (None: off)."""
 
     @property
     def files(self) -> FileStore | None:
@@ -213,15 +218,53 @@ class A2AService:
         """Blocking (default) or non-blocking (``returnImmediately``) send."""
         config = request.configuration
         immediate = config is not None and config.return_immediately
-        run = await self._begin(request, call, allow_reply=not immediate, persist_now=immediate)
         history_length = config.history_length if config is not None else None
+        claim = await self._claim(request, call)
+        if claim is not None and claim.earlier:
+            return await self._repeated_send(claim, call, immediate, history_length)
+        run = await self._begin(
+            request, call, allow_reply=not immediate, persist_now=immediate, claim=claim
+        )
         if not immediate:
             await run.settled.wait()
             if run.reply is not None:
+                await self._forget(claim)
                 return run.reply
             if run.version == 0 and run.error is not None:
+                await self._forget(claim)
                 raise run.error  # the task could never be stored
         return snapshot(run.task, history_length)
+
+    async def _claim(
+        self, request: SendMessageRequest, call: ServerCallContext
+    ) -> SendClaim | None:
+        """Record this send's messageId (idempotent sends), or find the send that had it."""
+        if self.sends is None or request.message.role is Role.UNSPECIFIED:
+            return None
+        try:
+            return await self.sends.claim(request.message, call.owner)
+        except Exception as exc:
+            logger.exception("could not record the send")
+            raise InternalError("Could not record the send") from exc
+
+    async def _forget(self, claim: SendClaim | None) -> None:
+        if claim is not None and self.sends is not None:
+            try:
+                await self.sends.forget(claim)
+            except Exception:
+                logger.warning("could not drop a send record", exc_info=True)
+
+    async def _repeated_send(
+        self, claim: SendClaim, call: ServerCallContext, immediate: bool, history: int | None
+    ) -> Task:
+        """A retry of a send already made: its task (once settled, when the run is here)."""
+        run = self.manager.active_run(claim.task_id)
+        if run is not None and run.owner == call.owner and not immediate:
+            await run.settled.wait()
+            if run.version:
+                return snapshot(run.task, history)
+        stored = await stored_when_ready(self.store, claim.task_id, call.owner)
+        return snapshot(stored.task, history)
 
     async def stream_message(
         self, request: SendMessageRequest, call: ServerCallContext
@@ -229,10 +272,17 @@ class A2AService:
         """Streaming send: one Message, or the Task then its events until it settles."""
         if not self.streaming:
             raise UnsupportedOperationError("Streaming is not supported by this agent")
-        run = await self._begin(request, call, allow_reply=True, persist_now=False)
+        claim = await self._claim(request, call)
+        if claim is not None and claim.earlier:
+            # A retry: follow the task the first send started, as SubscribeToTask would.
+            stored = await stored_when_ready(self.store, claim.task_id, call.owner)
+            if stored.task.status.state.is_terminal:
+                return _single(snapshot(stored.task))
+            return await self.subscribe(SubscribeToTaskRequest(id=claim.task_id), call)
+        run = await self._begin(request, call, allow_reply=True, persist_now=False, claim=claim)
         # The run is scheduled but cannot have emitted yet: subscribing now misses nothing.
         subscription = self.manager.subscribe(run.task_id, current=run.version)
-        return _Stream(self._run_stream(run, run.version, subscription), subscription)
+        return _Stream(self._run_stream(run, run.version, subscription, claim), subscription)
 
     async def _begin(
         self,
@@ -241,8 +291,23 @@ class A2AService:
         *,
         allow_reply: bool,
         persist_now: bool,
+        claim: SendClaim | None = None,
     ) -> TaskRun:
         """Prepare and launch a run; on any failure nothing is left behind."""
+        try:
+            return await self._launch(request, call, allow_reply, persist_now, claim)
+        except BaseException:
+            await self._forget(claim)
+            raise
+
+    async def _launch(
+        self,
+        request: SendMessageRequest,
+        call: ServerCallContext,
+        allow_reply: bool,
+        persist_now: bool,
+        claim: SendClaim | None,
+    ) -> TaskRun:
         if request.message.role is Role.UNSPECIFIED:
             raise InvalidParamsError("message.role must be ROLE_USER or ROLE_AGENT")
         config = request.configuration
@@ -261,6 +326,7 @@ class A2AService:
                 request.metadata,
                 allow_reply=allow_reply and inline_push is None,
                 persist_now=persist_now or inline_push is not None,
+                task_id=claim.task_id if claim is not None else None,
             )
         except A2AError:
             raise
@@ -282,17 +348,23 @@ class A2AService:
         return run
 
     async def _run_stream(
-        self, run: TaskRun, initial_version: int, subscription: Subscription
+        self,
+        run: TaskRun,
+        initial_version: int,
+        subscription: Subscription,
+        claim: SendClaim | None = None,
     ) -> AsyncIterator[tuple[int, StreamEvent]]:
         try:
             if run.allow_reply:
                 # The first event decides: a direct Message reply, or a task.
                 first = await anext(aiter(subscription), None)
                 if isinstance(first, Message):
+                    await self._forget(claim)
                     yield NO_ID, first
                     return
                 if first is None:  # the run ended without publishing anything
                     if run.version == 0 and run.error is not None:
+                        await self._forget(claim)
                         raise run.error
                     yield run.version, snapshot(run.task)
                     return

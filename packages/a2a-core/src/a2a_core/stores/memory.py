@@ -28,6 +28,7 @@ from .base import (
     encode_cursor,
     sort_key,
 )
+from .cluster import SentMessages
 
 _ = sort_key  # the order ``_Entry.key`` reproduces
 
@@ -84,7 +85,7 @@ class _Entry:
         return StoredTask(self.task, self.version, self.owner)
 
 
-class MemoryTaskStore(TaskStore):
+class MemoryTaskStore(TaskStore, SentMessages):
     """In-process store, bounded by ``max_tasks`` and ``max_bytes``.
 
     Past either bound the least recently updated terminal tasks are evicted
@@ -93,21 +94,55 @@ class MemoryTaskStore(TaskStore):
     retryable ``ServerBusyError`` (``data["reason"]`` is
     ``"task_store_full"``). Sizes are the stored form: deflated JSON for
     finished tasks, twice the JSON for tasks in progress.
+
+    Idempotent sends (``SentMessages``) keep at most ``max_sends`` records
+    (about 250 bytes each), the oldest dropped first. No run leases: the
+    tasks die with the process that runs them.
     """
 
-    def __init__(self, max_tasks: int = 10_000, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(
+        self,
+        max_tasks: int = 10_000,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_sends: int = 10_000,
+    ) -> None:
         if max_tasks <= 0:
             raise ValueError("max_tasks must be > 0")
         if max_bytes <= 0:
             raise ValueError("max_bytes must be > 0")
+        if max_sends <= 0:
+            raise ValueError("max_sends must be > 0")
         self.max_tasks = max_tasks
         self.max_bytes = max_bytes
+        self.max_sends = max_sends
+        self._sends: OrderedDict[str, tuple[str, float]] = OrderedDict()
         self._tasks: OrderedDict[str, _Entry] = OrderedDict()
         self._bytes = 0
         self._live_bytes = 0
 
     def __len__(self) -> int:
         return len(self._tasks)
+
+    async def remember_send(
+        self, key: str, task_id: str, now: float, retention: float
+    ) -> str | None:
+        sends = self._sends
+        found = sends.get(key)
+        if found is not None and found[1] > now:
+            return found[0]
+        sends.pop(key, None)
+        sends[key] = (task_id, now + retention)  # insertion order is expiry order
+        while sends:
+            first = next(iter(sends.values()))
+            if len(sends) <= self.max_sends and first[1] > now:
+                break
+            sends.popitem(last=False)
+        return None
+
+    async def forget_send(self, key: str, task_id: str) -> None:
+        found = self._sends.get(key)
+        if found is not None and found[0] == task_id:
+            del self._sends[key]
 
     @property
     def stored_bytes(self) -> int:

@@ -25,6 +25,13 @@ else state, else the owner's) from the page token on: O(log n + page).
 ZCOUNT. Only context and state together (or ``status_after`` at or before
 1970) check each task: that walks the owner's tasks in the context, O(its size).
 
+Run leases and idempotent sends (``a2a_core.stores.cluster``)::
+
+    <prefix>:lease:<id>              hash: owner, instance, expires (a running task's lease)
+    <prefix>:leases                  sorted set: task ids by lease expiry
+    <prefix>:sent:<key>              string: "<task id> <expiry>" (also expires on its own)
+    <prefix>:sends                   sorted set: send keys by expiry (bounds their count)
+
 Redis Cluster: the scripts touch keys named in the task hash, so put a hash
 tag in the prefix (``?prefix={a2a}``) to keep every key in one slot.
 
@@ -52,6 +59,7 @@ from .base import (
     encode_cursor,
     sort_key,
 )
+from .cluster import Lease, SentMessages, TaskLeases
 
 if TYPE_CHECKING:
     from .redis_channel import RedisTaskChannel
@@ -132,6 +140,74 @@ return 1
 )
 
 
+# KEYS: lease hash, lease set. ARGV: id, owner tag, instance, until, now.
+# Returns nil when taken (or extended), else {owner, instance, expires} of the live holder.
+_ACQUIRE = """
+local held = redis.call('HMGET', KEYS[1], 'owner', 'instance', 'expires')
+if held[2] and held[2] ~= ARGV[3] and tonumber(held[3]) > tonumber(ARGV[5]) then
+  return held
+end
+redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'instance', ARGV[3], 'expires', ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+return false
+"""
+
+# KEYS: lease set, then one lease hash per id. ARGV: instance, until, then the ids.
+# Returns the ids whose lease this instance no longer holds.
+_RENEW = """
+local lost = {}
+for i = 2, #KEYS do
+  local id = ARGV[i + 1]
+  if redis.call('HGET', KEYS[i], 'instance') == ARGV[1] then
+    redis.call('HSET', KEYS[i], 'expires', ARGV[2])
+    redis.call('ZADD', KEYS[1], ARGV[2], id)
+  else
+    table.insert(lost, id)
+  end
+end
+return lost
+"""
+
+# KEYS: lease hash, lease set. ARGV: id, instance, now (or '' to release whatever the expiry).
+_TAKE = """
+local held = redis.call('HMGET', KEYS[1], 'instance', 'expires')
+if held[1] ~= ARGV[2] then return 0 end
+if ARGV[3] ~= '' and tonumber(held[2]) > tonumber(ARGV[3]) then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
+"""
+
+# KEYS: record, record set. ARGV: key, task id, retention in ms, expiry, now, max records,
+# record key prefix. Returns the task id of a live record, or nil once recorded.
+_REMEMBER = """
+local existing = redis.call('GET', KEYS[1])
+if existing then
+  local task, expires = string.match(existing, '^(.*) ([^ ]*)$')
+  if tonumber(expires) > tonumber(ARGV[5]) then return task end
+end
+redis.call('SET', KEYS[1], ARGV[2] .. ' ' .. ARGV[4], 'PX', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[5])
+local excess = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[6])
+if excess > 0 then
+  local popped = redis.call('ZPOPMIN', KEYS[2], excess)
+  for i = 1, #popped, 2 do redis.call('DEL', ARGV[7] .. popped[i]) end
+end
+return false
+"""
+
+# KEYS: record, record set. ARGV: key, task id.
+_FORGET = """
+local existing = redis.call('GET', KEYS[1])
+if existing and string.match(existing, '^(.*) [^ ]*$') == ARGV[2] then
+  redis.call('DEL', KEYS[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+end
+return 0
+"""
+
+
 def _import_redis() -> Any:
     """``redis.asyncio``, or an ImportError that names the extra to install."""
     try:
@@ -140,7 +216,7 @@ def _import_redis() -> Any:
         raise ImportError(f"The redis:// task store needs the redis package: {EXTRA_HINT}") from exc
 
 
-class RedisTaskStore(TaskStore):
+class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
     """Tasks in Redis under ``prefix``, shared by every store (and process) using that prefix.
 
     ``url`` is a redis-py URL (``redis://[:password@]host:port/db``,
@@ -159,10 +235,14 @@ class RedisTaskStore(TaskStore):
         *,
         prefix: str = "a2a",
         max_tasks: int | None = None,
+        max_sends: int = 100_000,
         client: Any = None,
         stream_max_events: int = 1000,
         stream_ttl: int = 3600,
     ) -> None:
+        if max_sends <= 0:
+            raise ValueError("max_sends must be > 0")
+        self.max_sends = max_sends
         if not prefix:
             raise ValueError("the key prefix must not be empty")
         if max_tasks is not None and max_tasks <= 0:
@@ -292,6 +372,87 @@ class RedisTaskStore(TaskStore):
         token = encode_cursor(tasks[-1]) if more and tasks else ""
         return TaskPage(tasks=tasks, next_page_token=token, total_size=total)
 
+    # -- leases (TaskLeases) ------------------------------------------------------------
+    def _lease_key(self, task_id: str) -> str:
+        return f"{self.prefix}:lease:{task_id}"
+
+    async def acquire_lease(
+        self, task_id: str, owner: str | None, instance: str, until: float, now: float
+    ) -> Lease | None:
+        keys = [self._lease_key(task_id), f"{self.prefix}:leases"]
+        args = [task_id, _owner_tag(owner), instance, repr(until), repr(now)]
+        held = await self._script("acquire", _ACQUIRE, keys, args)
+        if not held:
+            return None
+        return Lease(task_id, _owner_of(_text(held[0])), _text(held[1]), float(held[2]))
+
+    async def renew_leases(self, instance: str, task_ids: list[str], until: float) -> list[str]:
+        if not task_ids:
+            return []
+        keys = [f"{self.prefix}:leases", *(self._lease_key(t) for t in task_ids)]
+        lost = await self._script("renew", _RENEW, keys, [instance, repr(until), *task_ids])
+        return [_text(t) for t in lost]
+
+    async def release_lease(self, task_id: str, instance: str) -> None:
+        keys = [self._lease_key(task_id), f"{self.prefix}:leases"]
+        await self._script("take", _TAKE, keys, [task_id, instance, ""])
+
+    async def expired_leases(self, now: float, limit: int) -> list[Lease]:
+        client = self._connected()
+        high = "+inf" if now == float("inf") else repr(now)
+        ids = [
+            _text(i)
+            for i in await client.zrangebyscore(f"{self.prefix}:leases", "-inf", high, 0, limit)
+        ]
+        if not ids:
+            return []
+        pipe = client.pipeline(transaction=False)
+        for task_id in ids:
+            pipe.hmget(self._lease_key(task_id), "owner", "instance", "expires")
+        found: list[Lease] = []
+        for task_id, (owner, instance, expires) in zip(ids, await pipe.execute(), strict=True):
+            if instance is not None:
+                found.append(
+                    Lease(task_id, _owner_of(_text(owner)), _text(instance), float(expires))
+                )
+        return found
+
+    async def take_expired_lease(self, lease: Lease, now: float) -> bool:
+        keys = [self._lease_key(lease.task_id), f"{self.prefix}:leases"]
+        when = "1e308" if now == float("inf") else repr(now)
+        args = [lease.task_id, lease.instance, when]
+        return int(await self._script("take", _TAKE, keys, args)) == 1
+
+    async def lease_of(self, task_id: str) -> Lease | None:
+        owner, instance, expires = await self._connected().hmget(
+            self._lease_key(task_id), "owner", "instance", "expires"
+        )
+        if instance is None:
+            return None
+        return Lease(task_id, _owner_of(_text(owner)), _text(instance), float(expires))
+
+    # -- idempotent sends (SentMessages) -------------------------------------------------
+    async def remember_send(
+        self, key: str, task_id: str, now: float, retention: float
+    ) -> str | None:
+        p = self.prefix
+        keys = [f"{p}:sent:{key}", f"{p}:sends"]
+        args = [
+            key,
+            task_id,
+            max(1, int(retention * 1000)),
+            repr(now + retention),
+            repr(now),
+            self.max_sends,
+            f"{p}:sent:",
+        ]
+        existing = await self._script("remember", _REMEMBER, keys, args)
+        return None if not existing else _text(existing)
+
+    async def forget_send(self, key: str, task_id: str) -> None:
+        p = self.prefix
+        await self._script("forget", _FORGET, [f"{p}:sent:{key}", f"{p}:sends"], [key, task_id])
+
     async def aclose(self) -> None:
         """Close the connection pool (unless the client was passed in); idempotent."""
         if self._closed:
@@ -350,6 +511,10 @@ class RedisTaskStore(TaskStore):
 def _owner_tag(owner: str | None) -> str:
     """The owner as stored in the task hash: None and every string stay distinct."""
     return "-" if owner is None else f"={owner}"
+
+
+def _owner_of(tag: str) -> str | None:
+    return None if tag == "-" else tag[1:]
 
 
 def _owner_part(owner: str | None) -> str:

@@ -31,12 +31,14 @@ from .base import (
     encode_cursor,
     sort_key,
 )
+from .cluster import Lease, SentMessages, TaskLeases
 
 __all__ = ["SqliteTaskStore"]
 
 _T = TypeVar("_T")
 
 SCHEMA_VERSION = 1
+_TRIM_EVERY = 64  # idempotency records are trimmed to max_sends every this many sends
 
 # sort_ts is the first half of ``base.sort_key``: minus the status time (0 when
 # undated), so ascending (sort_ts, id) is "newest status first, ties by id",
@@ -63,6 +65,19 @@ CREATE INDEX IF NOT EXISTS a2a_tasks_by_owner ON a2a_tasks (owner, sort_ts, id);
 CREATE INDEX IF NOT EXISTS a2a_tasks_by_context ON a2a_tasks (owner, context_id, sort_ts, id);
 CREATE INDEX IF NOT EXISTS a2a_tasks_by_state ON a2a_tasks (owner, state, sort_ts, id);
 CREATE INDEX IF NOT EXISTS a2a_tasks_by_seq ON a2a_tasks (seq);
+CREATE TABLE IF NOT EXISTS a2a_leases (
+    task_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    instance TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS a2a_leases_by_expiry ON a2a_leases (expires_at);
+CREATE TABLE IF NOT EXISTS a2a_sends (
+    key TEXT PRIMARY KEY,
+    task_id TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS a2a_sends_by_expiry ON a2a_sends (expires_at);
 """
 
 _NEXT_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM a2a_tasks)"
@@ -77,7 +92,7 @@ _UPDATE = (
 )
 
 
-class SqliteTaskStore(TaskStore):
+class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
     """Tasks in a SQLite file (``":memory:"``: a private in-memory database, lost on close).
 
     ``max_tasks`` (default: unbounded) bounds the table: past it, the least
@@ -86,7 +101,13 @@ class SqliteTaskStore(TaskStore):
     is how long a write waits for another process holding the file's lock.
     Nothing touches the disk before the first call (the file and table are
     created then).
+
+    Run leases (``TaskLeases``): one process serves a file, so at startup the
+    tasks a previous life left running are settled at once. Idempotent sends
+    (``SentMessages``) keep at most ``max_sends`` records.
     """
+
+    settles_at_startup = True
 
     def __init__(
         self,
@@ -94,7 +115,12 @@ class SqliteTaskStore(TaskStore):
         *,
         max_tasks: int | None = None,
         busy_timeout: float = 5.0,
+        max_sends: int = 100_000,
     ) -> None:
+        if max_sends <= 0:
+            raise ValueError("max_sends must be > 0")
+        self.max_sends = max_sends
+        self._remembered = 0  # touched only on the worker thread
         if max_tasks is not None and max_tasks <= 0:
             raise ValueError("max_tasks must be > 0")
         self.path = os.fspath(path)
@@ -197,6 +223,113 @@ class SqliteTaskStore(TaskStore):
         token = encode_cursor(tasks[-1]) if more and tasks else ""
         return TaskPage(tasks=tasks, next_page_token=token, total_size=total)
 
+    # -- leases (TaskLeases) ------------------------------------------------------------
+    async def acquire_lease(
+        self, task_id: str, owner: str | None, instance: str, until: float, now: float
+    ) -> Lease | None:
+        def acquire(conn: sqlite3.Connection) -> Lease | None:
+            with _transaction(conn):
+                found = conn.execute(
+                    "SELECT owner, instance, expires_at FROM a2a_leases WHERE task_id = ?",
+                    (task_id,),
+                ).fetchone()
+                if found is not None and found[1] != instance and found[2] > now:
+                    return Lease(task_id, _owner_of(found[0]), found[1], found[2])
+                conn.execute(
+                    "INSERT OR REPLACE INTO a2a_leases VALUES (?, ?, ?, ?)",
+                    (task_id, _owner_tag(owner), instance, until),
+                )
+                return None
+
+        return await self._run(acquire)
+
+    async def renew_leases(self, instance: str, task_ids: list[str], until: float) -> list[str]:
+        def renew(conn: sqlite3.Connection) -> list[str]:
+            lost: list[str] = []
+            with _transaction(conn):
+                for task_id in task_ids:
+                    changed = conn.execute(
+                        "UPDATE a2a_leases SET expires_at = ? WHERE task_id = ? AND instance = ?",
+                        (until, task_id, instance),
+                    ).rowcount
+                    if changed != 1:
+                        lost.append(task_id)
+            return lost
+
+        return await self._run(renew) if task_ids else []
+
+    async def release_lease(self, task_id: str, instance: str) -> None:
+        def release(conn: sqlite3.Connection) -> None:
+            sql = "DELETE FROM a2a_leases WHERE task_id = ? AND instance = ?"
+            conn.execute(sql, (task_id, instance))
+
+        await self._run(release)
+
+    async def expired_leases(self, now: float, limit: int) -> list[Lease]:
+        def expired(conn: sqlite3.Connection) -> list[Lease]:
+            rows = conn.execute(
+                "SELECT task_id, owner, instance, expires_at FROM a2a_leases"
+                " WHERE expires_at <= ? ORDER BY expires_at LIMIT ?",
+                (now, limit),
+            ).fetchall()
+            return [Lease(r[0], _owner_of(r[1]), r[2], r[3]) for r in rows]
+
+        return await self._run(expired)
+
+    async def take_expired_lease(self, lease: Lease, now: float) -> bool:
+        def take(conn: sqlite3.Connection) -> bool:
+            sql = "DELETE FROM a2a_leases WHERE task_id = ? AND instance = ? AND expires_at <= ?"
+            return conn.execute(sql, (lease.task_id, lease.instance, now)).rowcount == 1
+
+        return await self._run(take)
+
+    async def lease_of(self, task_id: str) -> Lease | None:
+        def select(conn: sqlite3.Connection) -> Lease | None:
+            r = conn.execute(
+                "SELECT owner, instance, expires_at FROM a2a_leases WHERE task_id = ?",
+                (task_id,),
+            ).fetchone()
+            return None if r is None else Lease(task_id, _owner_of(r[0]), r[1], r[2])
+
+        return await self._run(select)
+
+    # -- idempotent sends (SentMessages) -------------------------------------------------
+    async def remember_send(
+        self, key: str, task_id: str, now: float, retention: float
+    ) -> str | None:
+        def remember(conn: sqlite3.Connection) -> str | None:
+            with _transaction(conn):
+                found = conn.execute(
+                    "SELECT task_id FROM a2a_sends WHERE key = ? AND expires_at > ?", (key, now)
+                ).fetchone()
+                if found is not None:
+                    return str(found[0])
+                conn.execute(
+                    "INSERT OR REPLACE INTO a2a_sends VALUES (?, ?, ?)",
+                    (key, task_id, now + retention),
+                )
+                self._remembered += 1
+                if self._remembered % _TRIM_EVERY:
+                    return None
+                conn.execute("DELETE FROM a2a_sends WHERE expires_at <= ?", (now,))
+                (count,) = conn.execute("SELECT COUNT(*) FROM a2a_sends").fetchone()
+                if count > self.max_sends:
+                    conn.execute(
+                        "DELETE FROM a2a_sends WHERE key IN (SELECT key FROM a2a_sends"
+                        " ORDER BY expires_at LIMIT ?)",
+                        (count - self.max_sends,),
+                    )
+            return None
+
+        return await self._run(remember)
+
+    async def forget_send(self, key: str, task_id: str) -> None:
+        def forget(conn: sqlite3.Connection) -> None:
+            sql = "DELETE FROM a2a_sends WHERE key = ? AND task_id = ?"
+            conn.execute(sql, (key, task_id))
+
+        await self._run(forget)
+
     async def aclose(self) -> None:
         """Close the connection and stop the worker thread; later calls raise RuntimeError."""
         if self._closed:
@@ -297,6 +430,14 @@ def _row(task: Task) -> tuple[str, str, float | None, float, int, str]:
         int(state.is_terminal),
         task.model_dump_json(by_alias=True),
     )
+
+
+def _owner_tag(owner: str | None) -> str:
+    return "-" if owner is None else f"={owner}"
+
+
+def _owner_of(tag: str) -> str | None:
+    return None if tag == "-" else tag[1:]
 
 
 def _evict(conn: sqlite3.Connection, max_tasks: int) -> None:

@@ -236,6 +236,8 @@ class A2AApp:
         async with AsyncExitStack() as stack:
             if self._extra_lifespan is not None:
                 await stack.enter_async_context(self._extra_lifespan(self))
+            # Lease renewal and the orphan sweeper run while the app serves.
+            self.service.manager.start_background()
             try:
                 yield self
             finally:

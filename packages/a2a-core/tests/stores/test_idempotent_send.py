@@ -1,0 +1,173 @@
+"""Idempotent SendMessage over real sockets: a retried messageId gets the same task, one run.
+
+Every store that remembers sends is checked (memory, SQLite, Redis,
+PostgreSQL); with Redis and PostgreSQL the retry also goes to another
+instance on the same store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from a2a_core import A2AClient, running_server
+from a2a_core.adapters import open_task_store
+from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+from a2a_core.server.manager import ManagerConfig
+from a2a_core.stores import MemoryTaskStore
+from a2a_core.stores.cluster import SentMessages, send_key
+from a2a_core.types import Message, Part, Role, Task, TaskState
+from store_support import POSTGRES_URL, REDIS_URL
+
+
+class Counting(AgentExecutor):
+    """Counts its runs; ``reply`` answers with a direct message, anything else with a task."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        self.runs += 1
+        if context.text == "reply":
+            await updater.reply("a direct reply")
+            return
+        await updater.start_work()
+        await asyncio.sleep(0.2)
+        await updater.add_artifact(f"run {self.runs}", name="out")
+        await updater.complete()
+
+
+def _message(message_id: str, text: str = "do it") -> Message:
+    return Message(message_id=message_id, role=Role.USER, parts=[Part(text=text)])
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis", "postgres"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "memory":
+        return "memory://"
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'tasks.db'}"
+    if request.param == "redis":
+        return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
+    return f"{POSTGRES_URL}?schema={request.getfixturevalue('postgres_schema')}"
+
+
+@pytest.fixture(params=["redis", "postgres"])
+def shared_url(request: pytest.FixtureRequest) -> str:
+    if request.param == "redis":
+        return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
+    return f"{POSTGRES_URL}?schema={request.getfixturevalue('postgres_schema')}"
+
+
+async def test_a_retried_send_returns_the_same_task_without_a_second_run(store_url: str) -> None:
+    agent = Counting()
+    async with (
+        running_server(agent, store_url=store_url) as server,
+        await A2AClient.connect(server.url) as client,
+    ):
+        first = await client.send(_message("m-1"))
+        again = await client.send(_message("m-1"))
+        assert first.task is not None
+        assert again.task is not None
+        assert again.task.id == first.task.id
+        assert again.state is TaskState.COMPLETED
+        assert again.text == first.text == "run 1"
+        assert agent.runs == 1
+        # Concurrent retries while the first is still running: still one run.
+        results = await asyncio.gather(*(client.send(_message("m-2")) for _ in range(4)))
+        assert {r.task.id for r in results if r.task is not None} == {results[0].task.id}  # type: ignore[union-attr]
+        assert agent.runs == 2
+        # Another messageId is another send; a streamed retry follows the same task.
+        third = await client.send(_message("m-3"))
+        assert third.task is not None
+        assert third.task.id != first.task.id
+        events = [e async for e in client.stream(_message("m-3"))]
+        assert len(events) == 1
+        assert isinstance(events[0], Task)
+        assert events[0].id == third.task.id
+        assert agent.runs == 3
+
+
+async def test_a_direct_reply_is_not_remembered_so_a_retry_runs_again(store_url: str) -> None:
+    agent = Counting()
+    async with (
+        running_server(agent, store_url=store_url) as server,
+        await A2AClient.connect(server.url) as client,
+    ):
+        assert (await client.send(_message("r-1", "reply"))).text == "a direct reply"
+        assert (await client.send(_message("r-1", "reply"))).text == "a direct reply"
+        assert agent.runs == 2
+
+
+async def test_principals_and_the_off_switch_keep_sends_apart(tmp_path: Path) -> None:
+    agent = Counting()
+    url = f"sqlite:///{tmp_path / 'tasks.db'}"
+    async with (
+        running_server(agent, store_url=url, config=ManagerConfig(send_retention_seconds=0)) as s,
+        await A2AClient.connect(s.url) as client,
+    ):
+        assert s.service.sends is None
+        one = await client.send(_message("same"))
+        two = await client.send(_message("same"))
+        assert one.task is not None
+        assert two.task is not None
+        assert one.task.id != two.task.id
+        assert agent.runs == 2
+    assert send_key("alice", "m") != send_key("bob", "m")
+    assert send_key(None, "m") != send_key("", "m")
+
+
+async def test_a_retry_through_another_instance_gets_the_first_instances_task(
+    shared_url: str,
+) -> None:
+    agent_a, agent_b = Counting(), Counting()
+    async with (
+        running_server(agent_a, store_url=shared_url) as a,
+        running_server(agent_b, store_url=shared_url) as b,
+        await A2AClient.connect(a.url) as to_a,
+        await A2AClient.connect(b.url) as to_b,
+    ):
+        first = await to_a.send(_message("x-1"))
+        retried = await to_b.send(_message("x-1"))
+        assert first.task is not None
+        assert retried.task is not None
+        assert retried.task.id == first.task.id
+        assert retried.text == "run 1"
+        assert (agent_a.runs, agent_b.runs) == (1, 0)
+        # Racing the same messageId through both instances: one run in all.
+        both = await asyncio.gather(to_a.send(_message("x-2")), to_b.send(_message("x-2")))
+        ids = {r.task.id for r in both if r.task is not None}
+        assert len(ids) == 1
+        assert agent_a.runs + agent_b.runs == 2
+
+
+@pytest.fixture
+async def records(store_url: str) -> AsyncIterator[SentMessages]:
+    store = open_task_store(store_url)
+    assert isinstance(store, SentMessages)
+    yield store
+    await store.aclose()
+
+
+async def test_records_expire_and_are_bounded(records: SentMessages) -> None:
+    now = time.time()
+    assert await records.remember_send("k1", "t1", now, 10) is None
+    assert await records.remember_send("k1", "t2", now + 1, 10) == "t1"
+    assert await records.remember_send("k1", "t3", now + 11, 10) is None  # expired: replaced
+    assert await records.remember_send("k1", "t4", now + 12, 10) == "t3"
+    await records.forget_send("k1", "other")  # names another task: kept
+    assert await records.remember_send("k1", "t5", now + 12, 10) == "t3"
+    await records.forget_send("k1", "t3")
+    assert await records.remember_send("k1", "t6", now + 12, 10) is None
+
+
+async def test_the_memory_store_keeps_at_most_max_sends() -> None:
+    store = MemoryTaskStore(max_sends=3)
+    now = time.time()
+    for i in range(5):
+        assert await store.remember_send(f"k{i}", f"t{i}", now + i, 60) is None
+    assert await store.remember_send("k0", "new", now + 5, 60) is None  # dropped: oldest
+    assert await store.remember_send("k4", "new", now + 5, 60) == "t4"

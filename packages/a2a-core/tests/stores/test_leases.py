@@ -1,0 +1,298 @@
+"""Run leases and crash recovery: no task stays WORKING after its instance died.
+
+Store level: every store that keeps leases (SQLite, Redis, PostgreSQL) takes,
+refuses, renews and hands over leases the same way. Service level: two
+instances in one process share a Redis or PostgreSQL store; one stops
+renewing (a simulated death) and the other settles its task FAILED, ending
+the streams that follow it. ``sqlite://`` is killed for real (``kill -9`` of
+``a2a serve``) and settles the task at its next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from a2a_core import A2AClient, running_server
+from a2a_core.adapters import open_task_store
+from a2a_core.errors import UnsupportedOperationError
+from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+from a2a_core.server.leases import LeaseKeeper
+from a2a_core.server.manager import ManagerConfig
+from a2a_core.stores.cluster import Lease, TaskLeases
+from a2a_core.testing.fakes import make_task
+from a2a_core.types import Task, TaskState
+from cli_support import (  # pyright: ignore[reportMissingImports] - tests/cli/cli_support.py
+    AGENTS_FILE,
+    ServeProcess,
+)
+from store_support import POSTGRES_URL, REDIS_URL
+
+ALICE = "alice"
+
+
+def fast(instance: str | None = None) -> ManagerConfig:
+    """Short leases, renewals and sweeps, so a death is noticed within about a second."""
+    return ManagerConfig(
+        instance_id=instance,
+        lease_seconds=1.0,
+        lease_renew_seconds=0.2,
+        orphan_sweep_seconds=0.2,
+        shutdown_grace_seconds=1.0,
+    )
+
+
+@pytest.fixture(params=["sqlite", "redis", "postgres"])
+def lease_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'tasks.db'}"
+    if request.param == "redis":
+        return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
+    return f"{POSTGRES_URL}?schema={request.getfixturevalue('postgres_schema')}"
+
+
+@pytest.fixture(params=["redis", "postgres"])
+def shared_url(request: pytest.FixtureRequest) -> str:
+    if request.param == "redis":
+        return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
+    return f"{POSTGRES_URL}?schema={request.getfixturevalue('postgres_schema')}"
+
+
+@pytest.fixture
+async def leases(lease_url: str) -> AsyncIterator[TaskLeases]:
+    store = open_task_store(lease_url)
+    assert isinstance(store, TaskLeases)
+    yield store
+    await store.aclose()
+
+
+# -- the store contract -------------------------------------------------------------------
+
+
+async def test_a_live_lease_is_refused_to_others_and_extended_for_its_holder(
+    leases: TaskLeases,
+) -> None:
+    now = time.time()
+    assert await leases.acquire_lease("t1", ALICE, "A", now + 30, now) is None
+    held = await leases.acquire_lease("t1", None, "B", now + 30, now)
+    assert held == Lease("t1", ALICE, "A", now + 30)
+    assert await leases.acquire_lease("t1", ALICE, "A", now + 60, now) is None  # extend own
+    assert await leases.lease_of("t1") == Lease("t1", ALICE, "A", now + 60)
+    assert await leases.renew_leases("A", ["t1", "gone"], now + 90) == ["gone"]
+    assert await leases.renew_leases("B", ["t1"], now + 90) == ["t1"]  # not B's
+    assert (await leases.lease_of("t1")) == Lease("t1", ALICE, "A", now + 90)
+    assert await leases.expired_leases(now + 89, 10) == []
+    await leases.release_lease("t1", "B")  # not B's: kept
+    assert await leases.lease_of("t1") is not None
+    await leases.release_lease("t1", "A")
+    assert await leases.lease_of("t1") is None
+
+
+async def test_an_expired_lease_is_taken_once_and_can_be_reacquired(leases: TaskLeases) -> None:
+    now = time.time()
+    for i in range(3):
+        assert await leases.acquire_lease(f"t{i}", None, "A", now + 1 + i, now) is None
+    expired = await leases.expired_leases(now + 2.5, 10)
+    assert [(x.task_id, x.owner, x.instance) for x in expired] == [
+        ("t0", None, "A"),
+        ("t1", None, "A"),
+    ]
+    assert await leases.acquire_lease("t0", None, "B", now + 30, now + 2.5) is None  # expired
+    # Of many sweepers, exactly one takes an expired lease.
+    taken = await asyncio.gather(
+        *(leases.take_expired_lease(expired[1], now + 2.5) for _ in range(6))
+    )
+    assert taken.count(True) == 1
+    assert await leases.take_expired_lease(expired[0], now + 2.5) is False  # B holds it now
+    assert [x.task_id for x in await leases.expired_leases(float("inf"), 10)] == ["t2", "t0"]
+    assert await leases.renew_leases("A", ["t0", "t2"], now + 99) == ["t0"]
+
+
+# -- two instances in one process ---------------------------------------------------------
+
+
+class Blocker(AgentExecutor):
+    """Works until canceled (one long model call that never reports)."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        await updater.start_work("thinking")
+        self.started.set()
+        await asyncio.Event().wait()
+
+
+async def _until(check: object, what: str, within: float = 20.0) -> None:
+    deadline = time.monotonic() + within
+    while not await check():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def test_a_survivor_settles_the_task_of_an_instance_that_stopped_renewing(
+    shared_url: str,
+) -> None:
+    agent_a, agent_b = Blocker(), Blocker()
+    async with (
+        running_server(agent_a, store_url=shared_url, config=fast("A")) as a,
+        running_server(agent_b, store_url=shared_url, config=fast("B")) as b,
+        await A2AClient.connect(a.url) as to_a,
+        await A2AClient.connect(b.url) as to_b,
+    ):
+        sent = await to_a.send("work", blocking=False)
+        assert sent.task is not None
+        task_id = sent.task.id
+        await agent_a.started.wait()
+        # While A renews, B refuses to run the task a second time.
+        await asyncio.sleep(1.5)  # past one lease length: renewals keep it alive
+        assert (await to_b.get_task(task_id)).status.state is TaskState.WORKING
+        with pytest.raises(UnsupportedOperationError, match="running on instance A"):
+            await to_b.send("more", task=task_id)
+        # A subscriber through B, then A "dies": it stops renewing its lease.
+        events: list[object] = []
+
+        async def follow() -> None:
+            async for event in to_b.subscribe(task_id):
+                events.append(event)
+
+        follower = asyncio.create_task(follow())
+        await asyncio.sleep(0.2)
+        keeper = a.service.manager.leases
+        assert isinstance(keeper, LeaseKeeper)
+        keeper.stop_renewing()
+
+        async def failed() -> bool:
+            return (await to_b.get_task(task_id)).status.state is TaskState.FAILED
+
+        await _until(failed, "B to settle A's task")
+        task = await to_b.get_task(task_id)
+        assert task.status.message is not None
+        text = task.status.message.parts[0].text or ""
+        assert "(A) stopped" in text
+        assert "settled as failed" in text
+        await asyncio.wait_for(follower, 10)  # the stream through B ended with the failure
+        assert isinstance(events[0], Task)
+        last = events[-1]
+        assert getattr(last, "status").state is TaskState.FAILED  # noqa: B009
+        b_keeper = b.service.manager.leases
+        assert b_keeper is not None
+        assert b_keeper.settled_count == 1
+        # A new message to the settled task starts nothing, anywhere.
+        for client in (to_a, to_b):
+            with pytest.raises(UnsupportedOperationError, match="cannot be continued"):
+                await client.send("again", task=task_id)
+        assert not agent_b.started.is_set()
+
+
+async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent(
+    shared_url: str,
+) -> None:
+    store = open_task_store(shared_url)
+    assert isinstance(store, TaskLeases)
+    try:
+        # A task left WORKING by an instance that died (its lease expired long ago).
+        task = make_task("orphan", state=TaskState.WORKING)
+        await store.create(task, None)
+        now = time.time()
+        await store.acquire_lease("orphan", None, "dead-instance", now - 5, now - 10)
+    finally:
+        await store.aclose()
+    agent = Blocker()
+    slow_sweep = ManagerConfig(orphan_sweep_seconds=600.0)
+    async with (
+        running_server(agent, store_url=shared_url, config=slow_sweep) as server,
+        await A2AClient.connect(server.url) as client,
+    ):
+        await asyncio.sleep(0.2)  # the first sweep at startup may settle it: either way it ends
+        with pytest.raises(UnsupportedOperationError, match=r"cannot be continued|stopped before"):
+            await client.send("hello?", task="orphan")
+        got = await client.get_task("orphan")
+        assert got.status.state is TaskState.FAILED
+        assert got.status.message is not None
+        assert "(dead-instance) stopped" in (got.status.message.parts[0].text or "")
+        assert not agent.started.is_set()
+
+
+async def test_an_instance_whose_lease_was_taken_stops_its_run(shared_url: str) -> None:
+    agent = Blocker()
+    async with (
+        running_server(agent, store_url=shared_url, config=fast("A")) as a,
+        await A2AClient.connect(a.url) as client,
+    ):
+        sent = await client.send("work", blocking=False)
+        assert sent.task is not None
+        await agent.started.wait()
+        task_id = sent.task.id
+        run = a.service.manager.active_run(task_id)
+        assert run is not None
+        store = open_task_store(shared_url)
+        assert isinstance(store, TaskLeases)
+        try:
+            lease = await store.lease_of(task_id)
+            assert lease is not None
+            assert lease.instance == "A"
+            # Another instance settles it (as if A had been frozen past its lease).
+            other = LeaseKeeper(
+                store,
+                store,
+                "B",
+                a.service.manager.leases.settings,  # type: ignore[union-attr]
+                active=list,
+                on_settled=lambda s: None,
+                on_lost=lambda t: None,
+            )
+            assert await other.settle(lease, lease.expires_at + 1)
+        finally:
+            await store.aclose()
+
+        async def stopped() -> bool:
+            return a.service.manager.active_run(task_id) is None
+
+        await _until(stopped, "A to stop the run it lost")
+        assert run.token.cancelled
+        final = await client.get_task(task_id)
+        assert final.status.state is TaskState.FAILED
+
+
+# -- sqlite: a real kill -9, and a restart --------------------------------------------------
+
+
+async def test_sqlite_settles_what_a_killed_server_left_running(tmp_path: Path) -> None:
+    args = [f"{AGENTS_FILE}:ScriptedAgent", "--port", "0", "--store", "sqlite:///tasks.db"]
+    with ServeProcess(args, cwd=tmp_path) as proc:
+        url = await asyncio.to_thread(proc.start)
+        async with await A2AClient.connect(url) as client:
+            sent = await client.send("slow", blocking=False)
+            assert sent.task is not None
+            task_id = sent.task.id
+
+            async def working() -> bool:
+                return (await client.get_task(task_id)).status.state is TaskState.WORKING
+
+            await _until(working, "the agent to start")
+        proc.stop(signal.SIGKILL)
+    with ServeProcess(args, cwd=tmp_path) as proc:
+        url = await asyncio.to_thread(proc.start)
+        async with await A2AClient.connect(url) as client:
+
+            async def failed() -> bool:
+                return (await client.get_task(task_id)).status.state is TaskState.FAILED
+
+            # Settled at startup: no waiting for the 30 s lease to expire.
+            await _until(failed, "the restarted server to settle the task", within=10.0)
+            task = await client.get_task(task_id)
+            assert task.status.message is not None
+            assert "stopped" in (task.status.message.parts[0].text or "")
+            with pytest.raises(UnsupportedOperationError):
+                await client.send("again", task=task_id)
+
+
+async def test_memory_stores_keep_no_leases() -> None:
+    async with running_server(Blocker(), store_url="memory://") as server:
+        assert server.service.manager.leases is None

@@ -57,9 +57,10 @@ def test_store_help_names_the_built_in_stores() -> None:
         for scheme, found in registered_task_stores().items()
         if found.plugin.startswith("a2a_core.")
     }
-    assert built_in == {"memory", "sqlite", "redis", "rediss"}  # a new one: name it in the help
+    # A new one: name it in the help.
+    assert built_in == {"memory", "sqlite", "redis", "rediss", "postgresql", "postgres"}
     text = " ".join(commands()["serve"].format_help().split())
-    for url in ("memory://", "sqlite:///tasks.db", "redis://host:6379/0"):
+    for url in ("memory://", "sqlite:///tasks.db", "redis://host:6379/0", "postgresql://"):
         assert url in text
     assert "others come from plugins" not in text
 

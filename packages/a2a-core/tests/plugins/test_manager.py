@@ -67,7 +67,14 @@ def test_disable_autoload_keeps_builtins_only() -> None:
     assert TEST_PLUGIN not in names
     assert FRAGILE not in names
     assert pm.is_blocked(TEST_PLUGIN)
-    assert set(registered_task_stores(pm)) == {"memory", "sqlite", "redis", "rediss"}
+    assert set(registered_task_stores(pm)) == {
+        "memory",
+        "sqlite",
+        "redis",
+        "rediss",
+        "postgresql",
+        "postgres",
+    }
 
 
 @pytest.mark.parametrize("value", ["true", "YES", "on"])

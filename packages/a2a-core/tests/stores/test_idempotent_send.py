@@ -22,6 +22,8 @@ from a2a_core.stores.cluster import SentMessages, send_key
 from a2a_core.types import Message, Part, Role, Task, TaskState
 from store_support import POSTGRES_URL, REDIS_URL
 
+ON = ManagerConfig(send_retention_seconds=3600)
+
 
 class Counting(AgentExecutor):
     """Counts its runs; ``reply`` answers with a direct message, anything else with a task."""
@@ -65,7 +67,7 @@ def shared_url(request: pytest.FixtureRequest) -> str:
 async def test_a_retried_send_returns_the_same_task_without_a_second_run(store_url: str) -> None:
     agent = Counting()
     async with (
-        running_server(agent, store_url=store_url) as server,
+        running_server(agent, store_url=store_url, config=ON) as server,
         await A2AClient.connect(server.url) as client,
     ):
         first = await client.send(_message("m-1"))
@@ -80,6 +82,11 @@ async def test_a_retried_send_returns_the_same_task_without_a_second_run(store_u
         results = await asyncio.gather(*(client.send(_message("m-2")) for _ in range(4)))
         assert {r.task.id for r in results if r.task is not None} == {results[0].task.id}  # type: ignore[union-attr]
         assert agent.runs == 2
+        # The same messageId with other content is another send, not a retry.
+        other = await client.send(_message("m-1", "something else"))
+        assert other.task is not None
+        assert other.task.id != first.task.id
+        assert agent.runs == 3
         # Another messageId is another send; a streamed retry follows the same task.
         third = await client.send(_message("m-3"))
         assert third.task is not None
@@ -88,13 +95,13 @@ async def test_a_retried_send_returns_the_same_task_without_a_second_run(store_u
         assert len(events) == 1
         assert isinstance(events[0], Task)
         assert events[0].id == third.task.id
-        assert agent.runs == 3
+        assert agent.runs == 4
 
 
 async def test_a_direct_reply_is_not_remembered_so_a_retry_runs_again(store_url: str) -> None:
     agent = Counting()
     async with (
-        running_server(agent, store_url=store_url) as server,
+        running_server(agent, store_url=store_url, config=ON) as server,
         await A2AClient.connect(server.url) as client,
     ):
         assert (await client.send(_message("r-1", "reply"))).text == "a direct reply"
@@ -102,11 +109,11 @@ async def test_a_direct_reply_is_not_remembered_so_a_retry_runs_again(store_url:
         assert agent.runs == 2
 
 
-async def test_principals_and_the_off_switch_keep_sends_apart(tmp_path: Path) -> None:
+async def test_off_by_default_and_keys_keep_principals_and_contents_apart(tmp_path: Path) -> None:
     agent = Counting()
     url = f"sqlite:///{tmp_path / 'tasks.db'}"
     async with (
-        running_server(agent, store_url=url, config=ManagerConfig(send_retention_seconds=0)) as s,
+        running_server(agent, store_url=url) as s,
         await A2AClient.connect(s.url) as client,
     ):
         assert s.service.sends is None
@@ -118,6 +125,7 @@ async def test_principals_and_the_off_switch_keep_sends_apart(tmp_path: Path) ->
         assert agent.runs == 2
     assert send_key("alice", "m") != send_key("bob", "m")
     assert send_key(None, "m") != send_key("", "m")
+    assert send_key("alice", "m", "one") != send_key("alice", "m", "two")
 
 
 async def test_a_retry_through_another_instance_gets_the_first_instances_task(
@@ -125,8 +133,8 @@ async def test_a_retry_through_another_instance_gets_the_first_instances_task(
 ) -> None:
     agent_a, agent_b = Counting(), Counting()
     async with (
-        running_server(agent_a, store_url=shared_url) as a,
-        running_server(agent_b, store_url=shared_url) as b,
+        running_server(agent_a, store_url=shared_url, config=ON) as a,
+        running_server(agent_b, store_url=shared_url, config=ON) as b,
         await A2AClient.connect(a.url) as to_a,
         await A2AClient.connect(b.url) as to_b,
     ):

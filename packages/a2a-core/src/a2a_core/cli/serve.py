@@ -111,9 +111,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="memory://",
         metavar="URL",
         help=(
-            "where tasks are kept (default: %(default)s): memory://, sqlite:///tasks.db or"
-            " redis://host:6379/0 (built in; redis:// needs the redis extra), or a scheme a plugin"
-            " registers"
+            "where tasks are kept (default: %(default)s): memory://, sqlite:///tasks.db,"
+            " redis://host:6379/0 or postgresql://user@host/db (built in; redis:// and"
+            " postgresql:// need the redis and postgres extras), or a scheme a plugin registers"
         ),
     )
     behaviour.add_argument(

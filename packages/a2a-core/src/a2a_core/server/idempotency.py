@@ -1,5 +1,8 @@
 """Idempotent SendMessage: a retried send (same messageId, same principal) gets the same task.
 
+A retry is the same message again: a messageId reused with other content
+(parts, task, context, metadata) is a new send, not a retry.
+
 Clients retry when a response is lost (a timeout, a dropped connection, an
 instance that died mid-answer). Without this, each retry would start another
 run of the agent. The first send of a ``(principal, messageId)`` records the
@@ -57,7 +60,7 @@ class SendLedger:
         """Record this send, or find the earlier one; None when the message has no id."""
         if not message.message_id:
             return None
-        key = send_key(owner, message.message_id)
+        key = send_key(owner, message.message_id, message.model_dump_json(by_alias=True))
         task_id = message.task_id or new_id()
         earlier = await self.records.remember_send(key, task_id, time.time(), self.retention)
         if earlier is not None:

@@ -105,9 +105,11 @@ class ManagerConfig:
     """How often an instance renews the leases of the tasks it runs."""
     orphan_sweep_seconds: float = 10.0
     """How often an instance looks for expired leases to settle."""
-    send_retention_seconds: float = 3600.0
-    """How long a retried SendMessage (same messageId, same principal) returns the task the
-    first one started, on stores that remember sends; 0 turns idempotent sends off."""
+    send_retention_seconds: float = 0.0
+    """Idempotent sends: for this long, a retried SendMessage (the same message, messageId
+    included, from the same principal) returns the task the first one started instead of
+    running the agent again, on every instance sharing the store. 0 (the default): off;
+    e.g. 3600 turns it on for an hour."""
     instance_id: str | None = None
     """This instance's name in leases and messages (default: host-pid-random)."""
 

@@ -277,7 +277,7 @@ class A2AService:
             # A retry: follow the task the first send started, as SubscribeToTask would.
             stored = await stored_when_ready(self.store, claim.task_id, call.owner)
             if stored.task.status.state.is_terminal:
-                return _single(snapshot(stored.task))
+                return _Stream(_single(stored.version, snapshot(stored.task)), None)
             return await self.subscribe(SubscribeToTaskRequest(id=claim.task_id), call)
         run = await self._begin(request, call, allow_reply=True, persist_now=False, claim=claim)
         # The run is scheduled but cannot have emitted yet: subscribing now misses nothing.

@@ -85,7 +85,14 @@ class SentMessages(ABC):
         """Drop the record if it still names ``task_id`` (the send left no task behind)."""
 
 
-def send_key(owner: str | None, message_id: str) -> str:
-    """A fixed-size record key for a principal's messageId (owners and ids never collide)."""
-    raw = ("-" if owner is None else "=" + owner) + "\x00" + message_id
-    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+def send_key(owner: str | None, message_id: str, content: str = "") -> str:
+    """A fixed-size record key for a principal's message (owners and ids never collide).
+
+    ``content`` (the message as sent) makes a reused messageId with other
+    content a different send: only a true retry finds the first one's task.
+    """
+    digest = hashlib.sha256()
+    for piece in ("-" if owner is None else "=" + owner, message_id, content):
+        raw = piece.encode("utf-8", "surrogatepass")
+        digest.update(len(raw).to_bytes(8, "big") + raw)
+    return digest.hexdigest()

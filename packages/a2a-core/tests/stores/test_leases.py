@@ -219,42 +219,6 @@ async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent
         assert not agent.started.is_set()
 
 
-async def test_an_instance_whose_lease_was_taken_stops_its_run(shared_url: str) -> None:
-    agent = Blocker()
-    async with (
-        running_server(agent, store_url=shared_url, config=fast("A")) as a,
-        await A2AClient.connect(a.url) as client,
-    ):
-        sent = await client.send("work", blocking=False)
-        assert sent.task is not None
-        await agent.started.wait()
-        task_id = sent.task.id
-        run = a.service.manager.active_run(task_id)
-        assert run is not None
-        store = open_task_store(shared_url)
-        assert isinstance(store, TaskLeases)
-        try:
-            lease = await store.lease_of(task_id)
-            assert lease is not None
-            assert lease.instance == "A"
-            # Another instance settles it (as if A had been frozen past its lease).
-            async with running_server(Blocker(), store_url=shared_url, config=fast("B")) as b:
-                other = b.service.manager.leases
-                assert other is not None
-                other.stop_renewing()  # only this test's explicit settle runs on B
-                assert await other.settle(lease, lease.expires_at + 1)
-        finally:
-            await store.aclose()
-
-        async def stopped() -> bool:
-            return a.service.manager.active_run(task_id) is None
-
-        await _until(stopped, "A to stop the run it lost")
-        assert run.token.cancelled
-        final = await client.get_task(task_id)
-        assert final.status.state is TaskState.FAILED
-
-
 # -- sqlite: a real kill -9, and a restart --------------------------------------------------
 
 

@@ -28,8 +28,14 @@ def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one module's tests.
+
+    Module scope, not session: Playwright's sync API keeps its event loop
+    marked as running in this thread until it stops, so it must stop before
+    the asyncio tests that follow in the same session run.
+    """
     path = chromium_path()
     if path is None:
         reason = (

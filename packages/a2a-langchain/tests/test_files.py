@@ -15,6 +15,7 @@ import base64
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from a2a_core.client import A2AClient
@@ -250,3 +251,69 @@ async def test_the_official_sdk_client_sends_files_to_a_served_chain() -> None:
     assert base64.b64decode(image["base64"]) == PNG
     assert pdf["type"] == "file"
     assert base64.b64decode(pdf["base64"]) == PDF
+
+
+def picture_agent(seen: list[list[dict[str, Any]]]) -> Any:
+    """Records the blocks it got and answers a text and a PNG image block."""
+    from langchain_core.runnables import RunnableLambda
+
+    def answer(messages: list[BaseMessage]) -> AIMessage:
+        human = next(m for m in reversed(messages) if isinstance(m, HumanMessage))
+        seen.append([dict(b) for b in human.content_blocks])
+        image = {
+            "type": "image",
+            "base64": base64.b64encode(PNG).decode(),
+            "mime_type": "image/png",
+        }
+        return AIMessage(content=[{"type": "text", "text": "Here it is."}, image])
+
+    return RunnableLambda(answer, name="Painter")
+
+
+async def test_the_remote_agent_tool_sends_files_and_returns_received_ones_as_blocks(
+    tmp_path: Path,
+) -> None:
+    from a2a_core.server import FileStore
+    from a2a_langchain import aremote_agent_tool
+
+    seen: list[list[dict[str, Any]]] = []
+    (tmp_path / "brief.pdf").write_bytes(PDF)
+    outside = tmp_path.parent / f"outside-{uuid.uuid4().hex}.pdf"
+    # a small inline limit: the answer's image goes by URL and the tool downloads it
+    painter = picture_agent(seen)
+    async with running_server(
+        painter, input_mode="messages", file_store=FileStore(inline_limit=16)
+    ) as server:
+        tool = await aremote_agent_tool(server.url, file_roots=(str(tmp_path),))
+        try:
+            message = await tool.ainvoke(
+                {
+                    "type": "tool_call",
+                    "id": "call-1",
+                    "name": tool.name,
+                    "args": {"message": "paint", "files": [str(tmp_path / "brief.pdf")]},
+                }
+            )
+            refused = await tool.ainvoke(
+                {
+                    "type": "tool_call",
+                    "id": "call-2",
+                    "name": tool.name,
+                    "args": {"message": "paint", "files": [str(outside)]},
+                }
+            )
+        finally:
+            await tool.aclose()
+    text, pdf = seen[0]
+    assert text["text"] == "paint"
+    assert base64.b64decode(pdf["base64"]) == PDF
+    assert pdf["mime_type"] == "application/pdf"
+    blocks = message.content
+    assert blocks[0]["type"] == "text"
+    assert "Here it is." in blocks[0]["text"]
+    assert blocks[1]["type"] == "image"
+    assert base64.b64decode(blocks[1]["base64"]) == PNG
+    assert message.artifact["parts"][1]["raw"] == base64.b64encode(PNG).decode()
+    assert refused.status == "error"
+    assert "not in a folder files may be sent from" in refused.content
+    assert len(seen) == 1

@@ -33,6 +33,7 @@ __all__ = [
     "media_type_of",
     "part_from_bytes",
     "part_from_path",
+    "parts_from_paths",
     "safe_filename",
     "save_part",
 ]
@@ -154,6 +155,33 @@ def part_from_path(path: str | Path, media_type: str | None = None) -> Part:
     """A file part with the contents of ``path`` (its name kept, its type guessed)."""
     file = Path(path)
     return part_from_bytes(file.read_bytes(), file.name, media_type)
+
+
+def parts_from_paths(
+    paths: Iterable[str | Path], roots: Iterable[str | Path], max_bytes: int = 32 * 1024 * 1024
+) -> list[Part]:
+    """File parts for local files a tool was asked to send, each inside one of ``roots``.
+
+    A model chooses these paths, so only files under folders the application
+    allowed are read (symlinks resolved first), each at most ``max_bytes``;
+    anything else raises ``FileRefusedError`` naming the path.
+    """
+    allowed = [Path(r).resolve() for r in roots]
+    parts: list[Part] = []
+    for given in paths:
+        path = Path(given).expanduser().resolve()
+        if not any(path.is_relative_to(root) for root in allowed):
+            raise FileRefusedError(f"{given} is not in a folder files may be sent from")
+        try:
+            size = path.stat().st_size
+            if not path.is_file():
+                raise FileRefusedError(f"{given} is not a file")
+            if size > max_bytes:
+                raise FileRefusedError(f"{given} is {size} bytes, more than {max_bytes}")
+            parts.append(part_from_path(path))
+        except OSError as exc:
+            raise FileRefusedError(f"{given} cannot be read: {exc.strerror or exc}") from None
+    return parts
 
 
 def safe_filename(name: str | None, fallback: str = "file") -> str:

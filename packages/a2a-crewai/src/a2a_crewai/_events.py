@@ -12,13 +12,14 @@ pool and can overtake each other.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, cast
 
 from a2a_core.types import Part
 
+from ._files import output_file_part
 from ._runs import Chunk, CrewRun, Progress, TaskDone, current_run
 
-__all__ = ["install", "output_parts", "short"]
+__all__ = ["install", "output_parts", "short", "structured"]
 
 _installed = False
 _lock = threading.Lock()
@@ -36,6 +37,16 @@ def output_parts(raw: str, data: object = None) -> list[Part]:
     if isinstance(data, dict) and data:
         parts.append(Part(data=data))
     return parts or [Part(text="(no output)")]
+
+
+def structured(output: Any) -> object:
+    """A task's or crew's structured output (``output_json`` / ``output_pydantic``) as data."""
+    data = getattr(output, "json_dict", None)
+    if isinstance(data, dict) and data:
+        return cast(dict[str, Any], data)
+    model = getattr(output, "pydantic", None)
+    dump = getattr(model, "model_dump", None)
+    return dump(mode="json") if callable(dump) else None
 
 
 def _run_for(event: Any, agent: Any = None) -> CrewRun | None:
@@ -87,7 +98,11 @@ async def _task_completed(source: Any, event: Any) -> None:
     raw = str(getattr(output, "raw", "") or "")
     name = str(getattr(task, "name", None) or f"task {index}")
     description = short(getattr(output, "description", None) or event.task_name or "", 200)
-    parts = output_parts(raw, getattr(output, "json_dict", None))
+    parts = output_parts(raw, structured(output))
+    written = output_file_part(task)
+    if written is not None:
+        run.output_files[index] = written
+        parts.append(written)
     run.push(TaskDone(index, name, description, parts, raw))
     run.push(
         Progress(

@@ -21,6 +21,7 @@ __all__ = ["KickoffInputs", "chat_messages", "crew_inputs", "placeholders"]
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_\-]*)}")
 DEFAULT_KEY = "input"
+FILES_KEY = "files"
 
 
 def _texts_of(target: Any) -> Iterable[str]:
@@ -65,10 +66,22 @@ def _message_parts(message: Message) -> tuple[str, dict[str, Any]]:
 
 
 def crew_inputs(
-    message: Message, expected: Sequence[str], inputs_key: str | None = None
+    message: Message,
+    expected: Sequence[str],
+    inputs_key: str | None = None,
+    files_text: str | None = None,
 ) -> KickoffInputs:
-    """The kickoff inputs a message gives (see the module docstring for the rules)."""
+    """The kickoff inputs a message gives (see the module docstring for the rules).
+
+    ``files_text`` (the list of received files) fills a ``{files}`` placeholder,
+    else follows the message text.
+    """
     text, inputs = _message_parts(message)
+    if files_text:
+        if FILES_KEY in expected and FILES_KEY not in inputs:
+            inputs[FILES_KEY] = files_text
+        else:
+            text = f"{text}\n\n{files_text}" if text else files_text
     unfilled = [name for name in expected if name not in inputs]
     if text:
         key = inputs_key or (unfilled[0] if len(unfilled) == 1 else DEFAULT_KEY)
@@ -77,14 +90,19 @@ def crew_inputs(
     return KickoffInputs(inputs, missing)
 
 
-def chat_messages(history: Sequence[Message], current: Message) -> list[dict[str, str]]:
-    """A task's conversation as ``Agent.kickoff`` messages (the current message last)."""
+def chat_messages(
+    history: Sequence[Message], current: Message, files_text: str | None = None
+) -> list[dict[str, str]]:
+    """A task's conversation as ``Agent.kickoff`` messages (the current message last,
+    followed by ``files_text``, the list of the files it brought)."""
     turns = [m for m in history if m.message_id != current.message_id]
     out: list[dict[str, str]] = []
     for message in [*turns, current]:
         text, data = _message_parts(message)
         if data:
             text = "\n".join(t for t in (text, json.dumps(data, ensure_ascii=False)) if t)
+        if files_text and message is current:
+            text = f"{text}\n\n{files_text}" if text else files_text
         if text:
             role = "user" if message.role is Role.USER else "assistant"
             out.append({"role": role, "content": text})

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from a2a_core.client import A2AClient, RemoteAgentSession, RemoteReply, sanitize_text
 from a2a_core.client.session import EventHook
-from a2a_core.types import AgentCard, StreamEvent, TaskState, TaskStatusUpdateEvent
+from a2a_core.types import AgentCard, Part, StreamEvent, TaskState, TaskStatusUpdateEvent
 
 from ._events import short
 from ._runs import CrewRun, Progress, current_run
@@ -80,7 +80,7 @@ class RemoteAgent:
         await self.session.aclose()
 
     # -- asking -----------------------------------------------------------------------
-    def ask(self, text: str, data: Mapping[str, Any] | None = None) -> RemoteReply:
+    def ask(self, text: str | Sequence[Part], data: Mapping[str, Any] | None = None) -> RemoteReply:
         """Send ``text`` (continuing the task that waits for input, if any); the reply.
 
         Failures come back as a reply; only a cancel of the served task raises
@@ -102,7 +102,9 @@ class RemoteAgent:
                 run.check()
             raise
 
-    async def aask(self, text: str, data: Mapping[str, Any] | None = None) -> RemoteReply:
+    async def aask(
+        self, text: str | Sequence[Part], data: Mapping[str, Any] | None = None
+    ) -> RemoteReply:
         """``ask`` for async code (the call runs on the caller's loop)."""
         run = current_run()
         remove = None

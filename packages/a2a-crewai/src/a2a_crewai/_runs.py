@@ -139,6 +139,10 @@ class CrewRun:
     """Loop side: the artifact writer, kept across a pause for input."""
     holder: Any = None
     """Loop side: the concurrency slot the run holds while it works."""
+    files: Any = None
+    """The files the request brought (``_files.ReceivedFiles``), for tools to read."""
+    output_files: dict[int, Part] = field(default_factory=dict[int, Part])
+    """Files the crew's tasks wrote (``output_file``), by task position."""
     finished: threading.Event = field(default_factory=threading.Event)
     _cancelled: threading.Event = field(default_factory=threading.Event)
     _answers: queue.SimpleQueue[Any] = field(default_factory=queue.SimpleQueue[Any])

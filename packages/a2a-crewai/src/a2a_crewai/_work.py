@@ -18,7 +18,7 @@ from typing import Any
 
 from a2a_core import telemetry
 
-from ._events import output_parts
+from ._events import output_parts, structured
 from ._runs import Canceled, CrewRun, Failed, Finished, current_run
 
 __all__ = ["start_worker"]
@@ -33,15 +33,6 @@ def _abort_if_canceled(_context: Any) -> None:
     run = current_run()
     if run is not None:
         run.check()
-
-
-def _structured(output: Any) -> object:
-    data = getattr(output, "json_dict", None)
-    if isinstance(data, dict) and data:
-        return data
-    model = getattr(output, "pydantic", None)
-    dump = getattr(model, "model_dump", None)
-    return dump(mode="json") if callable(dump) else None
 
 
 def _result_of(output: Any) -> Any:
@@ -78,7 +69,11 @@ def _work(run: CrewRun, kickoff: Callable[[], Any], trace: Any = None) -> None:
             output = _result_of(kickoff())
             raw = str(getattr(output, "raw", "") or "")
             crewai_event_bus.flush(timeout=_FLUSH_SECONDS)
-            run.push(Finished(output_parts(raw, _structured(output)), raw))
+            parts = output_parts(raw, structured(output))
+            written = run.output_files.get(run.task_count) if run.task_count else None
+            if written is not None:
+                parts.append(written)
+            run.push(Finished(parts, raw))
         except BaseException as exc:
             crewai_event_bus.flush(timeout=_FLUSH_SECONDS)
             if run.cancelled:

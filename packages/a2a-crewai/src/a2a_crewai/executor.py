@@ -29,12 +29,14 @@ from typing import Any, cast
 
 from a2a_core import telemetry
 from a2a_core.adapters import ResolvedAgent
+from a2a_core.files import FilePolicy, FileRefusedError
 from a2a_core.server import AgentExecutor, ArtifactStream, RequestContext, TaskUpdater
 from a2a_core.server.named_inputs import missing_inputs_text
 from a2a_core.types import AgentSkill, Part, TaskState
 
 from . import _events
 from ._card import INPUT_MODES, OUTPUT_MODES, default_description, default_name, default_skill
+from ._files import DEFAULT_FILE_POLICY, receive_files
 from ._inputs import chat_messages, crew_inputs, placeholders
 from ._runs import (
     Canceled,
@@ -138,7 +140,13 @@ class CrewAgent(AgentExecutor):
     - ``per_task_artifacts``: each task's output as an artifact of its own;
     - ``stream``: forward model tokens as artifact chunks (default: ``crew.stream``);
     - ``max_feedback_rounds``: revisions per human-input task before its answer is final;
-    - ``input_timeout``: how long a paused crew waits for the client's answer (seconds).
+    - ``input_timeout``: how long a paused crew waits for the client's answer (seconds);
+    - ``file_policy``: which incoming files are accepted (size, count, media
+      types; None accepts any); a refused file fails the task with the reason.
+      Accepted files are saved for the run and listed in the kickoff text (or a
+      ``{files}`` placeholder), and given as ``input_files`` when CrewAI's file
+      support is installed;
+    - ``file_tool``: give every agent ``read_input_file`` when files arrive.
     """
 
     def __init__(
@@ -155,6 +163,8 @@ class CrewAgent(AgentExecutor):
         stream: bool | None = None,
         max_feedback_rounds: int = 1,
         input_timeout: float = 3600.0,
+        file_policy: FilePolicy | None = DEFAULT_FILE_POLICY,
+        file_tool: bool = True,
     ) -> None:
         if _is_crew(crew_or_agent):
             self.is_crew = True
@@ -183,6 +193,8 @@ class CrewAgent(AgentExecutor):
         self.stream = bool(getattr(crew_or_agent, "stream", False)) if stream is None else stream
         self.max_feedback_rounds = max_feedback_rounds
         self.input_timeout = input_timeout
+        self.file_policy = file_policy
+        self.file_tool = file_tool
         self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary()
         )
@@ -227,9 +239,16 @@ class CrewAgent(AgentExecutor):
 
     def _kickoff(self, run: CrewRun, context: RequestContext) -> Callable[[], Any] | str:
         """The call that runs a fresh copy for this request, or why it cannot run."""
+        try:
+            files = receive_files(context.message, self.file_policy)
+        except FileRefusedError as exc:
+            return str(exc)
+        run.files = files
+        listing = files.listing() if files else None
         if self.is_crew:
-            plan = crew_inputs(context.message, self.expected_inputs, self.inputs_key)
+            plan = crew_inputs(context.message, self.expected_inputs, self.inputs_key, listing)
             if plan.missing:
+                files.cleanup()
                 return missing_inputs_text("crew", plan.missing)
             copy = self.target.copy()
             agents = [*copy.agents, *([copy.manager_agent] if copy.manager_agent else [])]
@@ -241,15 +260,26 @@ class CrewAgent(AgentExecutor):
                 copy.stream = False  # we read the tokens from the event bus instead
                 for agent in agents:
                     _stream_llm(agent)
+            if files and self.file_tool:
+                for agent in agents:
+                    _give_file_tool(agent)
             inputs = plan.inputs
+            native = files.input_files()
+            if native is not None:
+                return lambda: copy.kickoff(inputs=inputs, input_files=native)
             return lambda: copy.kickoff(inputs=inputs)
-        messages = chat_messages(context.task.history, context.message)
+        messages = chat_messages(context.task.history, context.message, listing)
         if not messages:
             return "Send a message with some text for the agent to work on"
         agent = self.target.copy()
         run.agent_ids = {str(agent.id)}
         if self.stream:
             _stream_llm(agent)
+        if files and self.file_tool:
+            _give_file_tool(agent)
+        native = files.input_files()
+        if native is not None:
+            return lambda: agent.kickoff(messages=messages, input_files=native)
         return lambda: agent.kickoff(messages=messages)
 
     async def _start(self, context: RequestContext, updater: TaskUpdater) -> None:
@@ -343,6 +373,8 @@ class CrewAgent(AgentExecutor):
     def _worker_done(self, run: CrewRun) -> None:
         """On the loop, once the worker thread ended: free its slot, forget it if paused."""
         run.holder.release()
+        if run.files is not None:
+            run.files.cleanup()
         if self._paused.get(run.task_id) is run:
             del self._paused[run.task_id]
 
@@ -365,6 +397,14 @@ class _SlotHolder:
 def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., None], *args: Any) -> None:
     with contextlib.suppress(RuntimeError):  # the loop is closed: nothing left to release
         loop.call_soon_threadsafe(func, *args)
+
+
+def _give_file_tool(agent: Any) -> None:
+    """Add ``read_input_file`` to a (copied) agent's tools."""
+    from ._file_tool import InputFileTool
+
+    with contextlib.suppress(AttributeError, ValueError, TypeError):
+        agent.tools = [*(getattr(agent, "tools", None) or []), InputFileTool()]
 
 
 def _stream_llm(agent: Any) -> None:

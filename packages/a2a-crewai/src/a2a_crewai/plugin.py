@@ -32,6 +32,8 @@ ADAPTER_OPTIONS = (
     "stream",
     "max_feedback_rounds",
     "input_timeout",
+    "file_policy",
+    "file_tool",
     "skills",
 )
 A2A_OPTIONS = ADAPTER_OPTIONS

@@ -46,6 +46,8 @@ _ADAPTER_KEYS = (
     "stream",
     "max_feedback_rounds",
     "input_timeout",
+    "file_policy",
+    "file_tool",
 )
 
 

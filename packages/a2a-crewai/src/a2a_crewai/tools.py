@@ -7,11 +7,15 @@ text from a remote agent (a hostile card must not be able to instruct the
 model). The tool is synchronous, as CrewAI requires, and safe to call from
 any thread, including one whose event loop is running.
 
-Calling it sends the model's ``message`` (and optional ``data``) and returns
-the remote answer as text. When the remote agent needs more input, the tool
-returns its question and keeps the remote task: the next call (in the same
-served request, or anywhere outside a served crew) answers that question
-on the same remote task. Failures come back as text the model can act on;
+Calling it sends the model's ``message`` (and optional ``data`` and
+``files``: local paths, read only from the files the served request
+received or from the tool's ``file_roots``) and returns the remote answer
+as text; files the agent answers (URL files downloaded within limits) are
+saved into ``save_dir`` and their saved paths listed after the text.
+When the remote agent needs more input, the tool returns its question
+and keeps the remote task: the next call (in the same served request,
+or anywhere outside a served crew) answers that question on the same
+remote task. Failures come back as text the model can act on;
 only a cancel of the local task stops the crew. ``A2ATool`` runs sync
 (``run``) and async (``arun``); the remote side is
 ``a2a_core.client.RemoteAgentSession`` (``tool.remote.session``).
@@ -19,17 +23,20 @@ only a cancel of the local task stops the crew. ``A2ATool`` runs sync
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping
 from typing import Any
 
 from a2a_core import telemetry
-from a2a_core.client import A2AClient, describe_card
-from a2a_core.types import AgentCard
+from a2a_core.client import A2AClient, RemoteReply, describe_card
+from a2a_core.files import FileRefusedError, parts_from_paths, save_part
+from a2a_core.types import AgentCard, Part
 from crewai.tools import BaseTool
 from crewai.utilities.string_utils import sanitize_tool_name
 from pydantic import BaseModel, Field, PrivateAttr
 
 from ._remote import RemoteAgent
+from ._runs import current_run
 from .tracing import install_tracing
 
 __all__ = ["A2ATool", "A2AToolInput", "remote_agent_tool"]
@@ -44,6 +51,13 @@ class A2AToolInput(BaseModel):
     data: dict[str, Any] | None = Field(
         default=None,
         description="Optional structured data (a JSON object) to send along with the message.",
+    )
+    files: list[str] | None = Field(
+        default=None,
+        description=(
+            "Optional paths of local files to send along (files this request received, "
+            "or from folders the tool allows)."
+        ),
     )
 
 
@@ -66,6 +80,10 @@ class A2ATool(BaseTool):
     args_schema: type[BaseModel] = A2AToolInput
     cache_function: Any = _never_cache
     url: str = ""
+    file_roots: tuple[str, ...] = ()
+    """Folders whose files the model may send (besides the files of the served request)."""
+    save_dir: str | None = None
+    """Where received files are saved (default: a private temporary folder)."""
     _remote: RemoteAgent | None = PrivateAttr(default=None)
 
     @classmethod
@@ -88,11 +106,48 @@ class A2ATool(BaseTool):
             self._remote = RemoteAgent(self.url)
         return self._remote
 
-    def _run(self, message: str, data: dict[str, Any] | None = None) -> str:
-        return self.remote.ask(message, data).describe(CONTINUE_HINT)
+    def _parts(self, message: str, files: list[str] | None) -> str | list[Part]:
+        if not files:
+            return message
+        run = current_run()
+        received = getattr(run, "files", None) if run is not None else None
+        roots = [*self.file_roots]
+        if received is not None and received.folder is not None:
+            roots.append(str(received.folder))
+        sent = parts_from_paths(files, roots)
+        return [Part(text=message), *sent] if message else sent
 
-    async def _arun(self, message: str, data: dict[str, Any] | None = None) -> str:
-        return (await self.remote.aask(message, data)).describe(CONTINUE_HINT)
+    def _answer(self, reply: RemoteReply) -> str:
+        text = reply.describe(CONTINUE_HINT)
+        files = [p for p in reply.files if p.raw is not None]
+        if not files:
+            return text
+        folder = self.save_dir or _private_folder()
+        lines = [text, "", "Received files:"]
+        for part in files:
+            path = save_part(part, folder)
+            lines.append(
+                f"- {path.name} ({part.media_type}, {len(part.raw or b'')} bytes) saved at {path}"
+            )
+        return "\n".join(lines)
+
+    def _run(
+        self, message: str, data: dict[str, Any] | None = None, files: list[str] | None = None
+    ) -> str:
+        try:
+            content = self._parts(message, files)
+        except FileRefusedError as exc:
+            return f"Cannot send the file: {exc}."
+        return self._answer(self.remote.ask(content, data))
+
+    async def _arun(
+        self, message: str, data: dict[str, Any] | None = None, files: list[str] | None = None
+    ) -> str:
+        try:
+            content = self._parts(message, files)
+        except FileRefusedError as exc:
+            return f"Cannot send the file: {exc}."
+        return self._answer(await self.remote.aask(content, data))
 
     def close(self) -> None:
         """Close the connection to the remote agent (it reopens on the next use)."""
@@ -103,6 +158,16 @@ class A2ATool(BaseTool):
         """``close`` for async code (also closes the client of async calls)."""
         if self._remote is not None:
             await self._remote.aclose()
+
+
+_FOLDER: list[str] = []
+
+
+def _private_folder() -> str:
+    """One private temporary folder per process for received files."""
+    if not _FOLDER:
+        _FOLDER.append(tempfile.mkdtemp(prefix="a2a-crewai-received-"))
+    return _FOLDER[0]
 
 
 def remote_agent_tool(

@@ -24,6 +24,7 @@ __all__ = [
     "PROGRESS_KEY",
     "content_of",
     "data_text",
+    "file_block",
     "is_progress",
     "jsonable",
     "message_text",
@@ -109,6 +110,11 @@ def _block(part: Part) -> dict[str, Any]:
     if part.filename:
         block["extras"] = {"filename": part.filename}
     return block
+
+
+def file_block(part: Part) -> dict[str, Any]:
+    """A LangChain v1 content block for a file part (image, audio, video, text-plain, file)."""
+    return _block(part)
 
 
 def content_of(parts: Sequence[Part]) -> str | list[str | dict[str, Any]]:

@@ -32,6 +32,9 @@ AGENT_OPTIONS = frozenset(
         "stream",
         "conversation",
         "tool_updates",
+        "file_policy",
+        "file_blocks",
+        "url_policy",
         "input_modes",
         "output_modes",
     }

@@ -1,11 +1,13 @@
 """``RemoteA2ARunnable``: a remote A2A agent as a LangChain ``Runnable``.
 
 Input: text, a LangChain message or a list of them (the last human message is
-sent: the remote agent keeps its own conversation by contextId), a state
+sent, its image/audio/file content blocks as file parts: the remote agent
+keeps its own conversation by contextId), a state
 dict with ``messages``, any other dict (sent as a data part), or A2A
 ``Message`` / ``Part`` objects. Output: the answer's text (``output="text"``)
 or an ``AIMessage`` carrying the raw reply in ``response_metadata["a2a"]``
-(``output="message"``), so it drops into chains and LangGraph nodes.
+and the received files as content blocks (``output="message"``), so it
+drops into chains and LangGraph nodes.
 ``stream``/``astream`` yield the text as the remote agent produces it.
 
 Conversations follow the caller's ``thread_id``: calls in one thread share a
@@ -27,7 +29,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
-from ._convert import jsonable
+from ._convert import file_block, jsonable, message_parts
 from ._remote import thread_key
 
 __all__ = ["RemoteA2ARunnable"]
@@ -36,10 +38,8 @@ Output = Literal["text", "message"]
 
 
 def _message_parts(message: BaseMessage) -> list[Part]:
-    parts: list[Part] = []
-    text = message.text
-    if text:
-        parts.append(Part(text=text))
+    """A message's text, then its image/audio/file content blocks as file parts."""
+    parts = message_parts(message)
     return parts or outgoing_parts("")
 
 
@@ -107,8 +107,10 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
     def _shape(self, reply: RemoteReply) -> Any:
         if self.output == "text":
             return reply.text
+        files = [file_block(p) for p in reply.files if p.raw is not None]
+        content: Any = [{"type": "text", "text": reply.text}, *files] if files else reply.text
         return AIMessage(
-            content=reply.text,
+            content=content,
             name=reply.agent,
             response_metadata={"a2a": reply.to_json()},
         )

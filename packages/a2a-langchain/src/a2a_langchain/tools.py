@@ -4,9 +4,12 @@
 code) reads the agent's card and builds a tool: its name comes from the
 agent's name, its description from the card's description and skills, all
 of which is untrusted text, so it is cleaned, bounded and labelled as
-coming from a remote card. The model passes ``message`` (text) and
-optionally ``data`` (a JSON object). The tool returns the answer's text, and
-the raw A2A reply (ids, state, parts) as the ``ToolMessage.artifact``.
+coming from a remote card. The model passes ``message`` (text),
+optionally ``data`` (a JSON object) and ``files`` (local paths, read only
+under the tool's ``file_roots``). The tool returns the answer's text (and,
+when the agent answered files, those as content blocks after it: URL files
+are downloaded within the session's limits), and the raw A2A reply (ids,
+state, parts) as the ``ToolMessage.artifact``.
 
 When the remote agent asks for input, the tool either returns the question
 (``on_input_required="return"``, the default: the model answers with another
@@ -41,6 +44,7 @@ from a2a_core.client import (
 )
 from a2a_core.client.bounded import BoundedMap
 from a2a_core.client.session import TextHook, outgoing_parts
+from a2a_core.files import FileRefusedError, parts_from_paths
 from a2a_core.types import AgentCard, Part
 from langchain_core.callbacks import (
     AsyncCallbackManagerForToolRun,
@@ -51,6 +55,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, BaseToolkit, InjectedToolCallId, ToolException
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from ._convert import file_block
 from ._remote import thread_key
 from .tracing import run_span_context
 
@@ -76,6 +81,10 @@ class RemoteAgentInput(BaseModel):
     data: dict[str, Any] | None = Field(
         default=None,
         description="Optional structured data (a JSON object) to send along with the message.",
+    )
+    files: list[str] | None = Field(
+        default=None,
+        description="Optional paths of local files to send along (only from allowed folders).",
     )
 
 
@@ -115,6 +124,10 @@ class RemoteAgentTool(BaseTool):
     text_events: bool = True
     """Dispatch the remote answer's text as ``a2a.remote_text`` custom events as it arrives."""
     remote: bool = True
+    file_roots: tuple[str, ...] = ()
+    """Folders whose files the model may send (``files``); none by default."""
+    max_send_bytes: int = 32 * 1024 * 1024
+    """The largest file sent."""
 
     _session: RemoteAgentSession = PrivateAttr()
     _calls: BoundedMap[tuple[str, str], list[RemoteReply]] = PrivateAttr(
@@ -143,17 +156,30 @@ class RemoteAgentTool(BaseTool):
         return self._session.name if self._session.card is not None else self.name
 
     # -- calls -------------------------------------------------------------------------------
+    def _outgoing(
+        self, message: str, data: dict[str, Any] | None, files: list[str] | None
+    ) -> list[Part]:
+        parts = outgoing_parts(message, data)
+        if files:
+            try:
+                sent = parts_from_paths(files, self.file_roots, self.max_send_bytes)
+            except FileRefusedError as exc:
+                raise ToolException(f"Cannot send the file: {exc}.") from None
+            parts = [p for p in parts if p.text != ""] + sent
+        return parts
+
     def _run(
         self,
         message: str,
         data: dict[str, Any] | None = None,
+        files: list[str] | None = None,
         tool_call_id: str | None = None,
         *,
         config: RunnableConfig,
         run_manager: CallbackManagerForToolRun | None = None,
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         thread = thread_key(config)
-        steps = self._steps(thread, tool_call_id, outgoing_parts(message, data))
+        steps = self._steps(thread, tool_call_id, self._outgoing(message, data, files))
         run_id = run_manager.run_id if run_manager is not None else None
         try:
             parts, new_task = next(steps)
@@ -170,13 +196,14 @@ class RemoteAgentTool(BaseTool):
         self,
         message: str,
         data: dict[str, Any] | None = None,
+        files: list[str] | None = None,
         tool_call_id: str | None = None,
         *,
         config: RunnableConfig,
         run_manager: AsyncCallbackManagerForToolRun | None = None,
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         thread = thread_key(config)
-        steps = self._steps(thread, tool_call_id, outgoing_parts(message, data))
+        steps = self._steps(thread, tool_call_id, self._outgoing(message, data, files))
         on_text = self._text_events(config)
         run_id = run_manager.run_id if run_manager is not None else None
         try:
@@ -227,14 +254,22 @@ class RemoteAgentTool(BaseTool):
 
         return dispatch
 
-    def _result(self, reply: RemoteReply) -> tuple[str, dict[str, Any]]:
+    def _result(self, reply: RemoteReply) -> tuple[Any, dict[str, Any]]:
+        """The model's content (text, then the received files as content blocks) and the
+        raw reply as the artifact."""
         if reply.failed:
             raise RemoteAgentError(reply)
         hint = (
             f"To reply, call {self.name} again with your answer as the message; "
             "it continues the same request."
         )
-        return reply.describe(hint), reply.to_json()
+        text = reply.describe(hint)
+        files = [p for p in reply.files if p.raw is not None]
+        if not files:
+            return text, reply.to_json()
+        blocks: list[Any] = [{"type": "text", "text": text}]
+        blocks.extend(file_block(p) for p in files)
+        return blocks, reply.to_json()
 
     async def aclose(self) -> None:
         """Close the connections this tool opened."""
@@ -350,7 +385,15 @@ async def aremote_agent_tool(
 
 
 _TOOL_FIELDS = frozenset(
-    {"return_direct", "handle_tool_error", "handle_validation_error", "text_events", "verbose"}
+    {
+        "return_direct",
+        "handle_tool_error",
+        "handle_validation_error",
+        "text_events",
+        "verbose",
+        "file_roots",
+        "max_send_bytes",
+    }
 )
 
 

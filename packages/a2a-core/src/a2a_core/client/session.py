@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import json
 import logging
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import A2AError
+from ..files import FileRefusedError
 from ..types import (
     AgentCard,
     Message,
@@ -51,6 +53,7 @@ from ..types import (
 from .bounded import BoundedMap
 from .client import A2AClient
 from .errors import A2AConnectionError
+from .files import DEFAULT_MAX_DOWNLOAD_BYTES
 from .loop import BackgroundLoop, CancelHook
 from .results import SendResult
 from .untrusted import UNTRUSTED_LABEL, TextLimits, sanitize_card, sanitize_text
@@ -187,6 +190,11 @@ class RemoteReply:
         return self.error is None and self.state in (None, TaskState.COMPLETED)
 
     @property
+    def files(self) -> tuple[Part, ...]:
+        """The file parts of the answer (bytes, or a URL that was not downloaded)."""
+        return tuple(p for p in self.parts if p.raw is not None or p.url is not None)
+
+    @property
     def failed(self) -> bool:
         """Not answered and not waiting: an error, or a failed, rejected or canceled task."""
         return not self.succeeded and not (self.needs_input or self.needs_auth)
@@ -267,8 +275,12 @@ class RemoteAgentSession:
     fetch for a URL. ``timeout`` bounds one whole ask, the remote work
     included (None: no bound beyond the client's); ``max_answer_chars`` cuts
     longer answer text; ``max_conversations`` bounds the remembered
-    conversations. Other keywords go to ``A2AClient.connect`` (``headers``,
-    ``auth``, ``timeout`` per request, ``preferred_bindings``...).
+    conversations. Files the agent answers by URL are downloaded
+    (``download_files``) when they are on the agent's own origin or in
+    ``allowed_file_origins`` (those through the SSRF URL policy), up to
+    ``max_file_bytes`` each; a file that may not be fetched stays a URL part.
+    Other keywords go to ``A2AClient.connect`` (``headers``, ``auth``,
+    ``timeout`` per request, ``preferred_bindings``...).
     """
 
     def __init__(
@@ -280,6 +292,9 @@ class RemoteAgentSession:
         max_answer_chars: int | None = None,
         max_conversations: int = 1000,
         poll_interval: tuple[float, float] = (0.05, 2.0),
+        download_files: bool = True,
+        max_file_bytes: int = DEFAULT_MAX_DOWNLOAD_BYTES,
+        allowed_file_origins: Sequence[str] = (),
         **connect_options: Any,
     ) -> None:
         self._given: A2AClient | None = None
@@ -297,6 +312,9 @@ class RemoteAgentSession:
         self.timeout = timeout
         self.max_answer_chars = max_answer_chars
         self.poll_interval = poll_interval
+        self.download_files = download_files
+        self.max_file_bytes = max_file_bytes
+        self.allowed_file_origins = tuple(allowed_file_origins)
         self.connect_options: dict[str, Any] = {"timeout": timeout or 600.0, **connect_options}
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, A2AClient] = (
             weakref.WeakKeyDictionary()
@@ -408,8 +426,30 @@ class RemoteAgentSession:
             logger.info("remote agent %s: %r", self.label, exc)
             return RemoteReply.of_error(exc, self.name, self.label, self.timeout)
         reply = RemoteReply.of_result(result, self.name, self.label, self.max_answer_chars)
+        if self.download_files and any(p.url is not None for p in reply.parts):
+            reply = await self._downloaded(client, reply)
         self._learn(conversation, reply)
         return reply
+
+    async def _downloaded(self, client: A2AClient, reply: RemoteReply) -> RemoteReply:
+        """``reply`` with its URL files fetched, within the limits (refused ones stay URLs)."""
+        parts: list[Part] = []
+        for part in reply.parts:
+            if part.url is None:
+                parts.append(part)
+                continue
+            try:
+                parts.append(
+                    await client.download(
+                        part,
+                        max_bytes=self.max_file_bytes,
+                        allowed_origins=self.allowed_file_origins,
+                    )
+                )
+            except FileRefusedError as exc:
+                logger.info("remote agent %s: file not downloaded: %s", self.label, exc)
+                parts.append(part)
+        return dataclasses.replace(reply, parts=tuple(parts))
 
     def ask_sync(
         self,

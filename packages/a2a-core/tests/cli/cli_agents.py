@@ -61,6 +61,13 @@ class ScriptedAgent(AgentExecutor):
             ]
             await updater.add_artifact(json.dumps(described, sort_keys=True), name="parts")
             await updater.complete()
+        elif word == "bigfile":  # above the default inline limit: answered by URL
+            big = bytes(range(256)) * 6000
+            await updater.add_artifact(
+                [Part(raw=big, filename="big.bin", media_type="application/octet-stream")],
+                name="big",
+            )
+            await updater.complete()
         elif word == "rich":
             await updater.add_artifact(
                 [

@@ -658,3 +658,25 @@ def test_serve_answers_any_accepted_modes_unless_strict(ours: str) -> None:
         refused = _send_accepting_json_only(url)
         assert refused["error"]["code"] == -32005  # type: ignore[index]
         assert process.stop(signal.SIGINT) == 0
+
+
+def test_send_and_get_save_the_answer_files(
+    capsys: pytest.CaptureFixture[str], ours: str, tmp_path: Path
+) -> None:
+    saved = tmp_path / "saved"
+    code, _, err = cli(capsys, "send", ours, "rich", "--save-dir", str(saved))
+    assert code == 0
+    target = saved / "report.bin"
+    assert f"a2a: saved {target} (application/pdf, 2048 bytes)" in err
+    assert target.read_bytes() == b"x" * 2048
+    code, _, err = cli(capsys, "send", ours, "rich", "--stream", "--save-dir", str(saved))
+    assert code == 0
+    assert (saved / "report-2.bin").read_bytes() == b"x" * 2048  # never overwritten
+    task = send_json(capsys, ours, "bigfile")
+    part = task.artifacts[0].parts[0]
+    assert part.url is not None  # above the inline limit: the server answered a URL
+    assert part.raw is None
+    code, _, err = cli(capsys, "get", ours, task.id, "--save-dir", str(saved))
+    assert code == 0
+    assert f"a2a: saved {saved / 'big.bin'} (application/octet-stream, 1536000 bytes)" in err
+    assert (saved / "big.bin").read_bytes() == bytes(range(256)) * 6000

@@ -71,6 +71,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="add this file as a part, its media type guessed from its name (repeatable)",
     )
     parser.add_argument(
+        "--save-dir",
+        metavar="DIR",
+        help="save the files of the answer into DIR (URL files downloaded) and print where",
+    )
+    parser.add_argument(
         "--no-wait",
         action="store_true",
         help="return as soon as the agent has created the task (returnImmediately)",
@@ -125,6 +130,10 @@ async def _send(
             blocking=not args.no_wait,
         )
     session_of(args).task_id = reply.task_id
+    if args.save_dir:
+        from .savefiles import save_answer_files
+
+        await save_answer_files(client, reply.result, args.save_dir)
     if args.json:
         console.line(json_line(V10Codec().encode_result(Operation.SEND_MESSAGE, reply.result)))
     else:
@@ -139,7 +148,12 @@ async def _stream(
 
     events = client.stream(message, task=args.task_id, context_id=args.context_id)
     renderer = Renderer(console, args.url, quiet=args.quiet)
-    return await follow(args, events, renderer)
+    code = await follow(args, events, renderer)
+    if args.save_dir:
+        from .savefiles import save_answer_files
+
+        await save_answer_files(client, events.task or events.message, args.save_dir)
+    return code
 
 
 async def follow(args: argparse.Namespace, events: EventStream, renderer: Renderer) -> int:

@@ -56,6 +56,11 @@ def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
         metavar="N",
         help="also show the task's messages: all of them, or the last N",
     )
+    get.add_argument(
+        "--save-dir",
+        metavar="DIR",
+        help="save the task's files into DIR (URL files downloaded) and print where",
+    )
     get.set_defaults(run=run_get)
 
     listing = commands.add_parser(
@@ -172,6 +177,10 @@ async def run_get(args: argparse.Namespace) -> int:
         history: int | None = args.history
         length = None if history == ALL_MESSAGES else history
         task = await client.get_task(args.task_id, history_length=length)
+        if args.save_dir:
+            from .savefiles import save_answer_files
+
+            await save_answer_files(client, task, args.save_dir)
     _show(args, task, history=history is not None)
     return exit_code_for(task)
 

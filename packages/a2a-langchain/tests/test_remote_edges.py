@@ -157,7 +157,7 @@ def test_the_tool_call_id_is_injected_and_the_toolkit_is_a_base_toolkit() -> Non
     schema = pausing.tool_call_schema
     assert isinstance(schema, type)
     assert issubclass(schema, BaseModel)
-    assert set(schema.model_json_schema()["properties"]) == {"message", "data"}
+    assert set(schema.model_json_schema()["properties"]) == {"message", "data", "files"}
     with pytest.raises(ValueError, match="InjectedToolCallId"):
         pausing.invoke({"message": "hi"})  # interrupt mode needs a real tool call
     toolkit = A2AToolkit([answering, pausing])

@@ -64,6 +64,7 @@ from .transports.base import CallOptions, ClientTransport, EventIterator, Stream
 
 if TYPE_CHECKING:
     from ..identity import Principal
+    from ..signing import CardVerifier
     from .transports.inprocess import LocalService
 
 __all__ = ["A2AClient", "Content", "EventStream", "TaskRef"]
@@ -258,8 +259,12 @@ class A2AClient:
         card_cache: CardCache | None = None,
         card_limits: CardLimits = DEFAULT_CARD_LIMITS,
         response_limits: DecodeLimits = DEFAULT_LIMITS,
+        verify_card: CardVerifier | None = None,
     ) -> A2AClient:
         """Discover the agent at ``url`` (or use ``card``) and connect to its best interface.
+
+        ``verify_card`` (``a2a_core.signing.CardVerifier``): require a card signature
+        that verifies with a trusted key; ``CardSignatureError`` otherwise.
 
         ``headers`` / ``auth`` apply to every request, the card fetch included.
         A given ``http_client`` is used as is and left open on ``aclose``.
@@ -277,6 +282,8 @@ class A2AClient:
                 )
                 card = await resolver.resolve(url, card_url=card_url)
                 base_url = resolver.last_url
+            if verify_card is not None:
+                await verify_card.averify(card)
             if isinstance(auth, ClientCredentials):
                 auth.use_card(card)  # the token endpoint its security scheme names
             interface = select_interface(

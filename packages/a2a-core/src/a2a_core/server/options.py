@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from ..stores import TaskStore
+    from ..types import AgentCard
     from .events import EventBus
     from .files import FileStore
     from .manager import ManagerConfig, TaskObserver
@@ -71,6 +72,8 @@ class AppOptions:
     max_header_count: int = DEFAULT_MAX_HEADER_COUNT
     limits: DecodeLimits = DEFAULT_LIMITS
     card_max_age: int = 300
+    card_signer: Callable[[AgentCard], AgentCard] | None = None
+    """Signs the served card (``a2a_core.signing.CardSigner``: JWS over its RFC 8785 form)."""
     authenticate: Authenticator | None = None
     """None: the service's own (``configure_service`` composes it from the auth options)."""
     require_auth: bool | None = None

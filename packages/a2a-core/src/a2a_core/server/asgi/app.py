@@ -92,7 +92,9 @@ class A2AApp:
         self.router = Router(RouteContext(self.edge, opts))
         self.published = _published(self.card, opts, served_base)
         self.card_document = self.published.fixed or CardDocument(
-            card_document(self.card), max_age=opts.card_max_age, modified_at=time.time()
+            card_document(self.card, opts.card_signer),
+            max_age=opts.card_max_age,
+            modified_at=time.time(),
         )
         self._landing = LandingPage(self.card)
         self._proxies = TrustedProxies(opts.trusted_proxies) if opts.trusted_proxies else None
@@ -271,7 +273,13 @@ def _published(card: AgentCard, opts: AppOptions, served_base: str | None) -> Pu
     if opts.public_url and base is not None:
         template, base = rebase_card(template, base, opts.public_url.rstrip("/")), None
     proxies = TrustedProxies(opts.trusted_proxies) if opts.trusted_proxies else None
-    return PublishedCard(template, served_base=base, max_age=opts.card_max_age, proxies=proxies)
+    return PublishedCard(
+        template,
+        served_base=base,
+        max_age=opts.card_max_age,
+        proxies=proxies,
+        signer=opts.card_signer,
+    )
 
 
 def create_app(

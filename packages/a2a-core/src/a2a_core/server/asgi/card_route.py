@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from email.utils import formatdate, parsedate_to_datetime
 from typing import Any
 
@@ -31,9 +32,15 @@ CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 """The current well-known path and the legacy (0.2) one; both serve the same document."""
 
 
-def card_document(card: AgentCard) -> dict[str, Any]:
-    """The JSON document published for ``card`` (hybrid when it lists 0.3 interfaces)."""
+def card_document(
+    card: AgentCard, signer: Callable[[AgentCard], AgentCard] | None = None
+) -> dict[str, Any]:
+    """The JSON document published for ``card`` (hybrid when it lists 0.3 interfaces),
+    signed by ``signer`` (``a2a_core.signing.CardSigner``) when given."""
     from ...wire.hybrid import hybrid_card
+
+    if signer is not None:
+        card = signer(card)
 
     return hybrid_card(card)
 
@@ -128,6 +135,7 @@ class PublishedCard:
         "_modified_at",
         "_proxies",
         "_served_base",
+        "_signer",
         "_vary",
         "card",
     )
@@ -139,8 +147,10 @@ class PublishedCard:
         served_base: str | None,
         max_age: int,
         proxies: TrustedProxies | None = None,
+        signer: Callable[[AgentCard], AgentCard] | None = None,
     ) -> None:
         self.card = card
+        self._signer = signer
         self._max_age = max_age
         self._modified_at = time.time()
         self._proxies = proxies if proxies else None
@@ -151,7 +161,9 @@ class PublishedCard:
         self._vary = vary
         self._documents: dict[str, CardDocument] = {}
         self._fixed = (
-            CardDocument(card_document(card), max_age=max_age, modified_at=self._modified_at)
+            CardDocument(
+                card_document(card, signer), max_age=max_age, modified_at=self._modified_at
+            )
             if served_base is None
             else None
         )
@@ -172,7 +184,7 @@ class PublishedCard:
                 self._documents.pop(next(iter(self._documents)))
             card = rebase_card(self.card, self._served_base or "", base)
             found = CardDocument(
-                card_document(card),
+                card_document(card, self._signer),
                 max_age=self._max_age,
                 modified_at=self._modified_at,
                 vary=self._vary,

@@ -59,6 +59,7 @@ from .discovery import CardCache, CardResolver
 from .interfaces import DEFAULT_VERSIONS, NoCompatibleInterfaceError, select_interface
 from .oauth import ClientCredentials
 from .results import SendResult, TaskTracker, settles
+from .transports._early import answer_early
 from .transports._http import HttpSettings
 from .transports.base import CallOptions, ClientTransport, EventIterator, StreamPosition
 
@@ -802,7 +803,7 @@ def _http_client(
     given: httpx.AsyncClient | None, headers: Mapping[str, str] | None, auth: httpx.Auth | None
 ) -> httpx.AsyncClient:
     if given is None:
-        return httpx.AsyncClient(headers=dict(headers or {}), auth=auth)
+        return answer_early(httpx.AsyncClient(headers=dict(headers or {}), auth=auth))
     if auth is not None:
         raise ValueError("Configure auth on the http_client you pass (auth= is for our own client)")
     return given

@@ -23,6 +23,7 @@ from ...wire.codec import RESULT_TYPES, Codec
 from ...wire.operations import Operation
 from ...wire.v03 import V03JsonRpcCodec
 from ...wire.v10 import V10Codec
+from ._early import answer_early
 from ._http import (
     VERSION_HEADER,
     HttpSettings,
@@ -72,7 +73,7 @@ class JsonRpcTransport:
         self.settings = settings or HttpSettings()
         self._codec = codec_for(version)
         self._owns_http = http is None
-        self._http = http if http is not None else httpx.AsyncClient()
+        self._http = http if http is not None else answer_early(httpx.AsyncClient())
         self._ids = itertools.count(1)
         headers = {"Content-Type": "application/json", **self.settings.headers}
         if version != "0.3":

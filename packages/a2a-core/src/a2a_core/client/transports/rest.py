@@ -28,6 +28,7 @@ from ...wire.errors_wire import decode_rest_error
 from ...wire.operations import Operation
 from ...wire.v03_rest import V03RestCodec, split_request
 from ...wire.v10 import V10Codec
+from ._early import answer_early
 from ._http import (
     VERSION_HEADER,
     HttpSettings,
@@ -126,7 +127,7 @@ class RestTransport:
         self.settings = settings or HttpSettings()
         self._codec: Codec = V10Codec() if version == "1.0" else V03RestCodec()
         self._owns_http = http is None
-        self._http = http if http is not None else httpx.AsyncClient()
+        self._http = http if http is not None else answer_early(httpx.AsyncClient())
         headers = dict(self.settings.headers)
         if version != "0.3":
             headers[VERSION_HEADER] = version

@@ -288,3 +288,19 @@ async def test_a_remote_that_ends_without_a_task_fails_the_local_one() -> None:
         await local.aclose()
     assert reply.state is TaskState.FAILED
     assert "stopped answering" in reply.text
+
+
+async def test_cancels_sent_are_remembered_within_max_tracked() -> None:
+    """A cancel of a remote task that already ended is not kept forever (per-client state)."""
+    from a2a_core.client.remote import RemoteAgentExecutor as Executor
+
+    executor = Executor("http://127.0.0.1:9", max_tracked=3)
+
+    class _Client:
+        async def cancel(self, task_id: str) -> None:
+            return None
+
+    for i in range(10):
+        await executor._cancel_remote(_Client(), f"r-{i}")  # pyright: ignore[reportPrivateUsage, reportArgumentType]
+    assert len(executor._cancel_sent) == 3  # pyright: ignore[reportPrivateUsage]
+    assert "r-9" in executor._cancel_sent  # pyright: ignore[reportPrivateUsage]

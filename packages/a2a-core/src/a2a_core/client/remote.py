@@ -262,7 +262,9 @@ class RemoteAgentExecutor(AgentExecutor):
         self._connecting: asyncio.Lock | None = None
         self._remote_tasks: BoundedMap[str, tuple[str, str | None]] = BoundedMap(max_tracked)
         self._remote_contexts: BoundedMap[str, str] = BoundedMap(max_tracked)
-        self._cancel_sent: set[str] = set()
+        self._cancel_sent: BoundedMap[str, bool] = BoundedMap(max_tracked)
+        """Remote tasks a cancel was sent to (bounded like the id maps: a cancel of a task
+        that already ended would otherwise stay forever)."""
 
     # -- the remote client ------------------------------------------------------------
     async def client(self) -> A2AClient:
@@ -336,7 +338,7 @@ class RemoteAgentExecutor(AgentExecutor):
             if updater.state.is_terminal:
                 found = self._remote_tasks.pop(context.task_id)
                 if found is not None:
-                    self._cancel_sent.discard(found[0])
+                    self._cancel_sent.pop(found[0])
 
     async def _poll(self, client: A2AClient, relay: _Relay, message: Message) -> None:
         """No streaming: start the remote task without blocking (so it can be canceled), poll it."""
@@ -372,7 +374,7 @@ class RemoteAgentExecutor(AgentExecutor):
             await self._cancel_remote(self._client, remote_id)
 
     async def _cancel_remote(self, client: A2AClient, remote_id: str) -> None:
-        self._cancel_sent.add(remote_id)
+        self._cancel_sent.remember(remote_id, True)
         await cancel_remote_task(client, remote_id)
 
     async def aclose(self) -> None:

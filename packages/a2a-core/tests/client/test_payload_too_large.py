@@ -309,7 +309,11 @@ class TlsServer:
                 b"HTTP/1.1 413 Request Entity Too Large\r\nContent-Type: text/html\r\n"
                 b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_NGINX_413), _NGINX_413)
             )
-            return  # closing with unread data: a reset
+            # Linger a moment before closing with unread data (a reset), as nginx's
+            # lingering close does: under heavy load an immediate reset over TLS lost
+            # the answer now and then (see the closing note of issue 12).
+            self._stop.wait(0.5)
+            return
         received = len(body)
         while received < length:
             chunk = conn.recv(65536)

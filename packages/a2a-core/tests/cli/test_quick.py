@@ -414,3 +414,15 @@ def test_relative_interface_url_and_tenant(
     _, posts = both_ways(capsys, monkeypatch, canned, [url, "hi"])
     assert spy.quick[0] is not None
     assert posts[0][1]["params"]["tenant"] == "acme"
+
+
+def test_save_dir_keeps_the_client_path(
+    capsys: pytest.CaptureFixture[str], agent: tuple[str, Canned], spy: Spy, tmp_path: Any
+) -> None:
+    """Saving the answer's files (``--save-dir``) needs the client: nothing is sent twice."""
+    url, canned = agent
+    canned.posts.clear()
+    code, _, _ = cli(capsys, "send", url, "hi", "--save-dir", str(tmp_path))
+    assert spy.quick == [None]
+    assert code == 0
+    assert len(canned.posts) == 1

@@ -9,7 +9,7 @@ answer with ``json``.
 
 It only answers what the client path would answer identically:
 
-- it runs for a send that is not ``--stream``, over JSON-RPC 1.0, with stdout
+- it runs for a send that is not ``--stream`` nor ``--save-dir``, over JSON-RPC 1.0, with stdout
   not a terminal (there the client path draws its progress spinner) and
   telemetry off (``a2a_core.telemetry``: the client path traces calls);
 - before sending, anything it cannot vouch for (no card where it looked, a
@@ -71,6 +71,8 @@ def run(args: argparse.Namespace) -> int | None:
     None is returned only before anything was sent.
     """
     if args.stream or args.binding not in (None, "jsonrpc"):
+        return None
+    if getattr(args, "save_dir", None):  # saving the answer's files needs the client
         return None
     if args.protocol_version not in (None, "1.0"):
         return None

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from a2a_core.client import A2AClient
+from a2a_core.errors import ServerBusyError
 from a2a_core.server.builder import configure_service
 from a2a_core.types import (
     Message,
@@ -232,6 +233,36 @@ async def test_canceling_a_paused_task_releases_its_crew() -> None:
         # Its slot is free again: the only slot serves the next request.
         again = await client.send("next", task=None)
         assert again.state is TaskState.INPUT_REQUIRED
+
+
+async def test_max_paused_refuses_new_work_while_that_many_crews_wait() -> None:
+    agent = CrewAgent(echo_crew(human_input=True), max_paused=2)
+    async with served(agent) as client:
+        first = await client.send("one")
+        second = await client.send("two")
+        assert [first.state, second.state] == [TaskState.INPUT_REQUIRED] * 2
+        with pytest.raises(ServerBusyError) as refused:
+            await client.send("three")
+        assert refused.value.data == {
+            "reason": "paused_crews_full",
+            "retryable": True,
+            "max_paused": 2,
+        }
+        assert len(agent._paused) == 2
+        # Answers to the waiting tasks are still taken, and free a place.
+        done = await client.send("ok", task=first)
+        assert done.state is TaskState.COMPLETED
+        third = await client.send("three")
+        assert third.state is TaskState.INPUT_REQUIRED
+        # So does a cancel.
+        await client.cancel(second)
+        fourth = await client.send("four")
+        assert fourth.state is TaskState.INPUT_REQUIRED
+
+
+def test_max_paused_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_paused"):
+        CrewAgent(echo_crew(), max_paused=0)
 
 
 async def test_cancel_stops_the_crew_at_its_next_step() -> None:

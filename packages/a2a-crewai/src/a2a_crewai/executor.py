@@ -12,7 +12,8 @@ reaches the client while it works:
   artifact (text, plus a data part for structured output); with streaming
   models (``Crew(stream=True)``) the outputs arrive token by token;
 - ``Task(human_input=True)``: the task goes INPUT_REQUIRED with the draft
-  answer, and the next message on the same task is the feedback;
+  answer, and the next message on the same task is the feedback; waiting
+  crews are bounded in time (``input_timeout``) and in count (``max_paused``);
 - cancel: the crew stops at its next step and the task ends CANCELED;
 - an exception: the task ends FAILED with a generic message (the details
   are logged, never sent).
@@ -29,6 +30,7 @@ from typing import Any, cast
 
 from a2a_core import telemetry
 from a2a_core.adapters import ResolvedAgent
+from a2a_core.errors import ServerBusyError
 from a2a_core.files import FilePolicy, FileRefusedError
 from a2a_core.server import AgentExecutor, ArtifactStream, RequestContext, TaskUpdater
 from a2a_core.server.named_inputs import missing_inputs_text
@@ -54,6 +56,8 @@ from .tracing import install_tracing
 __all__ = ["CrewAgent"]
 
 RESULT_ARTIFACT = "result"
+DEFAULT_MAX_PAUSED = 64
+"""Crews that may wait for input at once, by default (each keeps a thread and its crew copy)."""
 _CANCEL_WAIT_SECONDS = 3.0
 
 
@@ -147,6 +151,10 @@ class CrewAgent(AgentExecutor):
       ``{files}`` placeholder), and given as ``input_files`` when CrewAI's file
       support is installed;
     - ``file_tool``: give every agent ``read_input_file`` when files arrive.
+    - ``max_paused``: crews waiting for input at once (each holds a thread and its crew
+      copy): beyond it new requests are refused with a retryable ``ServerBusyError``
+      (reason ``paused_crews_full``), and a crew that would pause anyway fails its task
+      saying so. Answering or canceling a waiting task frees its place.
     """
 
     def __init__(
@@ -165,6 +173,7 @@ class CrewAgent(AgentExecutor):
         input_timeout: float = 3600.0,
         file_policy: FilePolicy | None = DEFAULT_FILE_POLICY,
         file_tool: bool = True,
+        max_paused: int = DEFAULT_MAX_PAUSED,
     ) -> None:
         if _is_crew(crew_or_agent):
             self.is_crew = True
@@ -177,6 +186,8 @@ class CrewAgent(AgentExecutor):
             raise ValueError("max_parallel must be at least 1")
         if max_feedback_rounds < 1:
             raise ValueError("max_feedback_rounds must be at least 1")
+        if max_paused < 1:
+            raise ValueError("max_paused must be at least 1")
         self.target = crew_or_agent
         self.name = name or default_name(crew_or_agent)
         self.description = description or default_description(crew_or_agent)
@@ -195,6 +206,7 @@ class CrewAgent(AgentExecutor):
         self.input_timeout = input_timeout
         self.file_policy = file_policy
         self.file_tool = file_tool
+        self.max_paused = max_paused
         self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary()
         )
@@ -215,6 +227,29 @@ class CrewAgent(AgentExecutor):
         )
 
     # -- execution ------------------------------------------------------------------
+    def admit(self, context: RequestContext) -> None:
+        """Refuse new work while ``max_paused`` crews wait for input (answers are admitted)."""
+        if context.is_continuation and context.task_id in self._paused:
+            return
+        if self._waiting() >= self.max_paused:
+            raise ServerBusyError(
+                f"{self.max_paused} tasks already wait for input on this agent; "
+                "answer or cancel one, or retry later",
+                data={
+                    "reason": "paused_crews_full",
+                    "retryable": True,
+                    "max_paused": self.max_paused,
+                },
+            )
+
+    def _waiting(self) -> int:
+        """Crews waiting for input (a canceled or ended one leaves at once, not when its
+        thread has noticed)."""
+        gone = [k for k, r in self._paused.items() if r.cancelled or r.finished.is_set()]
+        for task_id in gone:
+            del self._paused[task_id]
+        return len(self._paused)
+
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
         paused = self._paused.pop(context.task_id, None) if context.is_continuation else None
         if paused is not None and not paused.finished.is_set() and not paused.cancelled:
@@ -346,6 +381,14 @@ class CrewAgent(AgentExecutor):
                     await writer.task_done(item)
                 elif isinstance(item, NeedInput):
                     await writer.flush()
+                    if self._waiting() >= self.max_paused:
+                        # Others paused since this request was admitted: it cannot wait.
+                        run.cancel()
+                        await updater.fail(
+                            f"The crew needs input, but {self.max_paused} tasks already wait "
+                            "for input on this agent (max_paused); retry later"
+                        )
+                        return
                     self._paused[context.task_id] = run
                     run.pause()
                     run.holder.release()  # a waiting crew does not hold a slot

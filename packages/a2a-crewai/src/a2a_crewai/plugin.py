@@ -7,7 +7,7 @@ before anything heavy is imported.
 
 Options given to ``serve`` / ``configure_service`` that ``CrewAgent`` knows
 (``max_parallel``, ``inputs_key``, ``per_task_artifacts``, ``stream``,
-``max_feedback_rounds``, ``input_timeout``, ``skills``) reach it; ``name``,
+``max_feedback_rounds``, ``input_timeout``, ``max_paused``, ``skills``) reach it; ``name``,
 ``description`` and ``version`` go to the card as for any agent.
 """
 
@@ -34,6 +34,7 @@ ADAPTER_OPTIONS = (
     "input_timeout",
     "file_policy",
     "file_tool",
+    "max_paused",
     "skills",
 )
 A2A_OPTIONS = ADAPTER_OPTIONS

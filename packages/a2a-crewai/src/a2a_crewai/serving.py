@@ -48,6 +48,7 @@ _ADAPTER_KEYS = (
     "input_timeout",
     "file_policy",
     "file_tool",
+    "max_paused",
 )
 
 
@@ -69,7 +70,7 @@ def serve(
     """Serve a ``Crew``, an ``Agent`` or a ``CrewAgent`` until interrupted (Ctrl+C).
 
     ``max_parallel``, ``inputs_key``, ``per_task_artifacts``, ``stream``,
-    ``max_feedback_rounds``, ``input_timeout`` and ``version`` configure the
+    ``max_feedback_rounds``, ``input_timeout``, ``max_paused`` and ``version`` configure the
     ``CrewAgent``; other options go to ``a2a_core.server.serve``.
     """
     from a2a_core.server.serve import serve as core_serve

@@ -120,6 +120,12 @@ class AgentExecutor(ABC):
     async def cancel(self, context: RequestContext, updater: TaskUpdater) -> None:  # noqa: B027
         """Called when the task was canceled (it already is; the token is set). Default: nothing."""
 
+    def admit(self, context: RequestContext) -> None:  # noqa: B027
+        """Refuse a request before its task is created or continued, by raising (an
+        ``A2AError``, usually ``ServerBusyError`` for a bound of the agent's own, such as
+        the crews it keeps waiting for input); the caller gets the error. Default: admit.
+        """
+
 
 AgentResult = str | Message | Part | list[Any] | Artifact | dict[str, Any] | None
 AgentFunction = Callable[..., Awaitable[AgentResult]] | Callable[..., AsyncIterator[Any]]

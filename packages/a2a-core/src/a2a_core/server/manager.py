@@ -643,12 +643,12 @@ class TaskManager:
             context = _request_context(task, message, call, configuration, request_metadata)
             run = TaskRun(self, task, call.owner, context, allow_reply=allow_reply)
             self._register(run)
-            if self.leases is not None:
-                try:
-                    await self._hold(run)
-                except BaseException:
-                    self._release(run)
-                    raise
+            try:
+                self.executor.admit(context)
+                await self._hold(run)
+            except BaseException:
+                self._unhold(run)
+                raise
         if persist_now:
             try:
                 await run.persist()
@@ -701,6 +701,7 @@ class TaskManager:
             run = TaskRun(self, task, stored.owner, context, allow_reply=False, previous=stored)
             self._register(run)
             try:
+                self.executor.admit(context)
                 await self._hold(run)
                 await run.begin_continuation(continued)
             except ConcurrentUpdateError:

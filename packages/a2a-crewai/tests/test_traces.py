@@ -79,7 +79,7 @@ def _assert_lineage(spans: list[ReadableSpan], lineage: list[ReadableSpan]) -> N
         )
 
 
-async def test_crew_calling_a_served_chain_is_one_trace(otel: InMemoryTelemetry) -> None:
+async def test_crew_calling_a_served_langchain_chain_is_one_trace(otel: InMemoryTelemetry) -> None:
     from a2a_crewai import remote_agent_tool
     from a2a_langchain import running_server
 

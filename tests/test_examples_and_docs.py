@@ -108,5 +108,12 @@ def test_the_readme_has_a_python_example() -> None:
     ids=[f"{doc.relative_to(ROOT)}#{number}" for doc, number, _ in BLOCKS],
 )
 def test_python_blocks_in_docs_run(doc: Path, block: str) -> None:
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(block, str(doc), "exec"), {"__name__": "__doc_example__"})
+    from a2a_core import telemetry
+
+    was_on = telemetry.enabled()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(block, str(doc), "exec"), {"__name__": "__doc_example__"})
+    finally:
+        if not was_on:  # a block that turns telemetry on must not leave it on for later tests
+            telemetry.disable()

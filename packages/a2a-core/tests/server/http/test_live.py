@@ -305,10 +305,12 @@ async def test_mounted_inside_starlette(service: A2AService) -> None:
             "/agent/", json=rpc("SendMessage", {"message": v10_message("m")}), headers=V10
         )
         assert r.json()["result"]["task"]["artifacts"][0]["parts"] == [{"text": "echo: m"}]
-        r = await client.post("/agent/message:send", json={"message": v10_message("r")})
+        r = await client.post("/agent/acme/message:send", json={"message": v10_message("r")})
         task_id = r.json()["task"]["id"]
         r = await client.get(f"/agent/acme/tasks/{task_id}")
         assert r.status_code == 200
+        r = await client.get(f"/agent/tasks/{task_id}")
+        assert r.status_code == 404  # tenants scope tasks: made under acme, seen only there
         r = await client.get("/.well-known/agent-card.json")
         assert r.status_code == 404  # the host app's own space
 

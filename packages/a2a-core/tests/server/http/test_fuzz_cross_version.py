@@ -387,18 +387,26 @@ async def test_role_unspecified_is_invalid_params(binding: str) -> None:
 
 
 async def test_push_config_created_under_a_tenant_reads_over_03() -> None:
+    """Tenants scope tasks: 0.3 (which has none) cannot reach a tenant's config, and says so
+    with not-found, never an internal error; the tenant itself reads it back."""
     async with (
         running_server(echo, card=card(), push=True, allow_private_push_targets=True) as srv,
         httpx.AsyncClient(base_url=srv.url) as http,
     ):
-        task_id = (await send_v10(http, user_message({"text": "x"}))).json()["result"]["task"]["id"]
+        send = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage"}
+        params = {"message": user_message({"text": "x"}), "tenant": "acme"}
+        sent = await http.post("/", json={**send, "params": params}, headers=V10)
+        task_id = sent.json()["result"]["task"]["id"]
         create = {"taskId": task_id, "url": HOOK, "id": "c1", "tenant": "acme"}
         body = {"jsonrpc": "2.0", "id": 1, "method": "CreateTaskPushNotificationConfig"}
         created = await http.post("/", json={**body, "params": create}, headers=V10)
         assert "result" in created.json()
         rpc = {"jsonrpc": "2.0", "id": 2, "method": "tasks/pushNotificationConfig/get"}
         got = await http.post("/", json={**rpc, "params": {"id": task_id}})
-        assert got.json()["result"]["pushNotificationConfig"]["url"] == HOOK
+        assert got.json()["error"]["code"] == -32001  # not found, not -32603
         listed = await http.get(f"/v1/tasks/{task_id}/pushNotificationConfigs")
-        assert listed.status_code == 200
-        assert "tenant" not in listed.text
+        assert listed.status_code == 404
+        get10 = {"jsonrpc": "2.0", "id": 3, "method": "GetTaskPushNotificationConfig"}
+        mine = {"taskId": task_id, "id": "c1", "tenant": "acme"}
+        again = await http.post("/", json={**get10, "params": mine}, headers=V10)
+        assert again.json()["result"]["url"] == HOOK

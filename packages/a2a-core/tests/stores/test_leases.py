@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from a2a_core import A2AClient, running_server
+from a2a_core import A2AClient, EchoAgent, running_server
 from a2a_core.adapters import open_task_store
 from a2a_core.errors import UnsupportedOperationError
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
@@ -217,6 +217,58 @@ async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent
         assert got.status.message is not None
         assert "(dead-instance) stopped" in (got.status.message.parts[0].text or "")
         assert not agent.started.is_set()
+
+
+async def test_a_renewal_racing_a_new_run_does_not_stop_it(lease_url: str) -> None:
+    """A renewal that runs while a run is still taking its lease leaves that run alone.
+
+    (It once listed every run, found no lease yet for the new one and stopped
+    it as if another instance had taken it: a blocking send then answered with
+    a task that never finished.)
+    """
+    async with (
+        running_server(EchoAgent(), store_url=lease_url, config=fast("A")) as server,
+        await A2AClient.connect(server.url) as client,
+    ):
+        keeper = server.service.manager.leases
+        assert isinstance(keeper, LeaseKeeper)
+        backend = keeper.leases
+        take = backend.acquire_lease
+        renewed_while_taking: list[int] = []
+
+        async def renew_first(*args: object) -> Lease | None:
+            await keeper.renew()  # the worst moment: the run is listed, its lease not yet taken
+            renewed_while_taking.append(1)
+            return await take(*args)  # type: ignore[arg-type]
+
+        backend.acquire_lease = renew_first  # type: ignore[method-assign]
+        for n in range(3):
+            sent = await client.send(f"hello {n}")
+            assert renewed_while_taking
+            assert sent.state is TaskState.COMPLETED, sent.state
+            assert sent.text == f"echo: hello {n}"
+
+
+async def test_a_stale_renewal_does_not_stop_a_later_run_of_the_same_task(
+    shared_url: str,
+) -> None:
+    """A renewal that began before a run's lease was taken cannot report that run lost."""
+    agent = Blocker()
+    async with running_server(agent, store_url=shared_url, config=fast("A")) as server:
+        manager = server.service.manager
+        async with await A2AClient.connect(server.url) as client:
+            sent = await client.send("work", blocking=False)
+            assert sent.task is not None
+            await agent.started.wait()
+            run = manager.active_run(sent.task.id)
+            assert run is not None
+            assert run.leased
+            manager._lease_lost(sent.task.id, run.leased_at - 1.0)  # began before the lease
+            assert run.leased
+            assert not run.token.cancelled
+            manager._lease_lost(sent.task.id, time.monotonic())  # began after: truly lost
+            assert not run.leased
+            assert run.token.cancelled
 
 
 # -- sqlite: a real kill -9, and a restart --------------------------------------------------

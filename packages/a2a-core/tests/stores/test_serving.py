@@ -33,21 +33,7 @@ async def echo_app(store_url: str) -> AsyncIterator[A2AClient]:
         await service.aclose()  # what the app's lifespan does at shutdown
 
 
-@pytest.fixture(
-    params=[
-        "sqlite",
-        "redis",
-        pytest.param(
-            "postgres",
-            marks=pytest.mark.xfail(
-                strict=False,  # it passes on some runs: a race, not yet found
-                reason="known bug: on postgresql:// an app run without its lifespan sometimes"
-                " answers a blocking send while the task is still SUBMITTED (a2a serve, with its"
-                " lifespan, is tested below and works)",
-            ),
-        ),
-    ]
-)
+@pytest.fixture(params=["sqlite", "redis", "postgres"])
 def durable_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A store URL whose tasks outlive the service that wrote them."""
     if request.param == "sqlite":

@@ -72,10 +72,12 @@ class LeaseSettings:
 class LeaseKeeper:
     """Holds this instance's leases and sweeps the store for expired ones.
 
-    ``active`` lists the task ids this instance runs now (renewed each
+    ``active`` lists the task ids this instance holds a lease on (renewed each
     period); ``write_failed(stored, text)`` saves an orphan as FAILED and
     publishes that final status everywhere (``TaskManager.write_status``);
-    ``on_lost`` stops a local run whose lease another instance took.
+    ``on_lost(task_id, renewal_began)`` stops a local run whose lease another
+    instance took (``renewal_began``: ``time.monotonic()`` when that renewal
+    read the leased runs, so a run leased since is not stopped).
     """
 
     def __init__(
@@ -87,7 +89,7 @@ class LeaseKeeper:
         *,
         active: Callable[[], Iterable[str]],
         write_failed: Callable[[StoredTask, str], Awaitable[object]],
-        on_lost: Callable[[str], None],
+        on_lost: Callable[[str, float], None],
     ) -> None:
         self.store = store
         self.leases = leases
@@ -190,13 +192,14 @@ class LeaseKeeper:
         """Extend every lease this instance holds; stop the runs whose lease was taken."""
         if not self._renewing:
             return
+        began = time.monotonic()
         task_ids = list(self._active())
         if not task_ids:
             return
         until = time.time() + self.settings.lease_seconds
         for lost in await self.leases.renew_leases(self.instance, task_ids, until):
             logger.warning("task %s: another instance took its lease; stopping the run", lost)
-            self._on_lost(lost)
+            self._on_lost(lost, began)
 
     async def sweep(self, *, previous_lives: bool = False) -> int:
         """Settle tasks whose lease expired; ``previous_lives``: every other instance's too."""

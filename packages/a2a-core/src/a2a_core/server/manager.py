@@ -165,6 +165,9 @@ class TaskRun:
         """The run's span while telemetry traces it (events go there)."""
         self.leased = False
         """Whether this instance holds the task's lease (released when the run ends)."""
+        self.leased_at = 0.0
+        """When (``time.monotonic()``) the lease was taken: a renewal that began earlier
+        cannot speak for it."""
         self._lock = asyncio.Lock()
         self._emitted = False
 
@@ -458,7 +461,7 @@ class TaskManager:
                 backend,
                 self.instance_id,
                 settings,
-                active=lambda: list(self._active),
+                active=self._leased_task_ids,
                 write_failed=self._settle_orphan,
                 on_lost=self._lease_lost,
             )
@@ -567,7 +570,16 @@ class TaskManager:
                 f"Task {run.task_id} is running on instance {holder.instance}; "
                 "wait for it to pause or cancel it"
             )
+        run.leased_at = time.monotonic()
         run.leased = True
+
+    def _leased_task_ids(self) -> list[str]:
+        """The runs whose lease this instance holds: only those are renewed.
+
+        A run still taking its lease is left out, or the renewal racing it would
+        find no lease and stop the run as if another instance had taken it.
+        """
+        return [task_id for task_id, run in self._active.items() if run.leased]
 
     async def _refuse_orphan(self, stored: StoredTask) -> None:
         """A task whose run's instance died (expired lease): settle it now and refuse the message.
@@ -598,10 +610,14 @@ class TaskManager:
         """The sweeper fails an orphaned task: saved, published to every instance's streams."""
         await self.write_status(stored, TaskState.FAILED, text)
 
-    def _lease_lost(self, task_id: str) -> None:
-        """Another instance took this run's lease (we were frozen): the task is settled there."""
+    def _lease_lost(self, task_id: str, renewal_began: float) -> None:
+        """Another instance took this run's lease (we were frozen): the task is settled there.
+
+        ``renewal_began`` guards a later run of the same task (continued after
+        input-required): a renewal older than its lease says nothing about it.
+        """
         run = self._active.get(task_id)
-        if run is None:
+        if run is None or not run.leased or run.leased_at >= renewal_began:
             return
         run.leased = False
         run.token.cancel()

@@ -196,3 +196,80 @@ def test_serving_and_calling_without_enabling_never_loads_opentelemetry(installe
         assert report["after"] is True  # enable() loaded it: the probe can see an import
     else:
         assert "a2a-adapters-core[otel]" in report["enable"]
+
+
+_LOADED = """
+import json, sys
+{statement}
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _loaded(statement: str) -> set[str]:
+    """Every module (full dotted name) loaded in a fresh interpreter by ``statement``."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED.format(statement=statement)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def _among(loaded: set[str], heavy: tuple[str, ...]) -> list[str]:
+    """The ``heavy`` modules (or any module below one) that are in ``loaded``."""
+    return sorted(h for h in heavy if any(m == h or m.startswith(h + ".") for m in loaded))
+
+
+_NEVER_FOR_THE_PACKAGE = ("httpx", "httpcore", "pydantic", "a2a_core.types._base", "asyncio")
+"""What ``import a2a_core.client`` must not load: every name is loaded on first use."""
+
+_NEVER_FOR_A2ACLIENT = (
+    "a2a_core.server",
+    "a2a_core.stores",
+    "a2a_core.grpc",
+    "a2a_core.cli",
+    "a2a_core.signing",
+    "a2a_core.client.sync",
+    "a2a_core.client.session",
+    "a2a_core.client.remote",
+    "a2a_core.client.files",
+    "a2a_core.client.sse",
+    "a2a_core.client.transports.rest",
+    "a2a_core.client.transports.inprocess",
+    "grpc",
+    "google.protobuf",
+    "starlette",
+    "uvicorn",
+    "opentelemetry",
+    "jwt",
+    "cryptography",
+)
+"""What ``from a2a_core.client import A2AClient`` must not load: the server side, other
+bindings, the sync facade, streaming and the optional extras are loaded when used."""
+
+
+def test_importing_the_client_package_loads_no_heavy_module() -> None:
+    loaded = _loaded("import a2a_core.client")
+    assert "a2a_core.client" in loaded  # the probe imported it
+    assert _among(loaded, _NEVER_FOR_THE_PACKAGE) == []
+
+
+def test_importing_a2aclient_loads_only_what_a_plain_call_needs() -> None:
+    loaded = _loaded("from a2a_core.client import A2AClient")
+    assert "a2a_core.client.client" in loaded
+    assert _among(loaded, _NEVER_FOR_A2ACLIENT) == []
+
+
+def test_the_footprint_check_sees_a_heavy_module() -> None:
+    """The checks above can fail: what a streaming client loads is seen."""
+    loaded = _loaded(
+        "from a2a_core.client import A2AClient, SyncA2AClient, RestTransport\n"
+        "from a2a_core.client.sse import SSEParser"
+    )
+    assert _among(loaded, _NEVER_FOR_A2ACLIENT) == [
+        "a2a_core.client.sse",
+        "a2a_core.client.sync",
+        "a2a_core.client.transports.rest",
+    ]

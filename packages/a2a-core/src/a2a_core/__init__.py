@@ -8,8 +8,9 @@ models are built only when something asks for them.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._api import lazy_exports
 
 __version__ = "0.1.0"
 """The installed version of a2a-adapters-core."""
@@ -346,18 +347,4 @@ __all__ = [  # noqa: RUF022 - grouped: types and errors first, then server and c
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name's module on first access, then cache the name here."""
-    module = _ORIGIN.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    from ._api import publish  # here, not at the top: `import a2a_core` imports nothing else
-
-    publish(__name__, [value])
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(__name__, _ORIGIN, __all__)

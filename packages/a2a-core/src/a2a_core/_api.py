@@ -9,10 +9,11 @@ internal module that defines it (``a2a_core.types._messages``). Each public pack
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from types import FunctionType
+from typing import Any
 
-__all__ = ["INTERNAL_MODULES", "PUBLIC_MODULES", "publish"]
+__all__ = ["INTERNAL_MODULES", "PUBLIC_MODULES", "lazy_exports", "publish"]
 
 PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core",
@@ -89,3 +90,36 @@ def publish(package: str, values: Iterable[object]) -> None:
         module = value.__module__
         if module.startswith(prefix) and module not in _PUBLIC:
             value.__module__ = package
+
+
+def lazy_exports(
+    package: str, origin: Mapping[str, str], public: Iterable[str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A package's module ``__getattr__`` and ``__dir__`` that load each name on first use.
+
+    ``origin`` maps a public name to the module defining it, relative to ``package``.
+    The first access imports that module, publishes the value under ``package`` and
+    caches it in the package's namespace, so later lookups never come back here. A
+    package pays for its heavy modules (httpx, the pydantic models) only when a name
+    that needs them is asked for.
+    """
+    names = frozenset(public)
+
+    def __getattr__(name: str) -> Any:
+        module = origin.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        import importlib
+        import sys
+
+        value = getattr(importlib.import_module(module, package), name)
+        publish(package, [value])
+        vars(sys.modules[package])[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        import sys
+
+        return sorted({*vars(sys.modules[package]), *names})
+
+    return __getattr__, __dir__

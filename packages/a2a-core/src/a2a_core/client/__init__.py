@@ -11,9 +11,9 @@ async with await A2AClient.connect("http://localhost:8000") as client:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .._api import publish as _publish
+from .._api import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from .client import A2AClient, Content, EventStream, TaskRef
@@ -121,16 +121,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    _publish(__name__, [value])
-    globals()[name] = value
-    return value
-
-
-_publish(__name__, [value for name, value in globals().items() if name in __all__])
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY, __all__)

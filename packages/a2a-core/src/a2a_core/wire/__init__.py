@@ -6,9 +6,9 @@ light module of this package (``_limits``) does not pay for them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .._api import publish as _publish
+from .._api import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from ._json import dumps, loads
@@ -61,17 +61,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    _publish(__name__, [value])
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = _lazy_exports(__name__, _LAZY, __all__)

@@ -18,7 +18,6 @@ from ...errors import (
 from ...wire._json import DEFAULT_LIMITS, DecodeLimits, loads
 from ...wire.errors_wire import decode_rest_error
 from ..errors import A2AConnectionError, A2ATimeoutError
-from ..sse import SSEParser
 from .base import CallOptions, StreamPosition
 
 __all__ = [
@@ -170,6 +169,8 @@ async def sse_values(
 
     ``position`` gets each event's ``id`` as the event is handed on.
     """
+    from ..sse import SSEParser  # here: a client that never streams never loads it
+
     parser = SSEParser(limits.max_bytes)
     try:
         async for chunk in response.aiter_bytes():

@@ -18,7 +18,7 @@ Built in: ``BearerTokenAuth`` (``Authorization: Bearer <token>``) and
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 import pluggy
@@ -379,13 +379,19 @@ def compose_authenticator(
     return chain_authenticators(backends) if backends else None
 
 
-def with_security_schemes(card: AgentCard, backends: Sequence[AuthBackend]) -> AgentCard:
+def with_security_schemes(
+    card: AgentCard, backends: Sequence[AuthBackend], scopes: Iterable[str] = ()
+) -> AgentCard:
     """The card declaring each backend's scheme, and requiring one of them.
 
     Each scheme not yet named by a card requirement is added as an
-    alternative requirement. A card declaring a *different* scheme under the
-    same name is a ``ConfigurationError``.
+    alternative requirement. ``scopes`` (those of ``operation_scopes``) are
+    listed in the requirement of each OAuth 2.0 / OpenID Connect scheme, so a
+    client knows which scopes to ask its provider for; schemes without scopes
+    (HTTP bearer, API keys) list none. A card declaring a *different* scheme
+    under the same name is a ``ConfigurationError``.
     """
+    listed = sorted(set(scopes))
     if not backends:
         return card
     schemes = dict(card.security_schemes)
@@ -401,7 +407,13 @@ def with_security_schemes(card: AgentCard, backends: Sequence[AuthBackend]) -> A
             )
         schemes[name] = backend.security_scheme.model_copy(deep=True)
         if name not in required:
-            requirements.append(SecurityRequirement(schemes={name: StringList()}))
+            scheme = backend.security_scheme
+            scoped = (
+                scheme.oauth2_security_scheme is not None
+                or scheme.open_id_connect_security_scheme is not None
+            )
+            needed = StringList.model_validate({"list": listed if scoped else []})
+            requirements.append(SecurityRequirement(schemes={name: needed}))
             required.add(name)
     return card.model_copy(
         update={"security_schemes": schemes, "security_requirements": requirements}

@@ -8,6 +8,7 @@ sync client, ``RemoteAgentSession`` and the ``a2a`` CLI all use it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -126,6 +127,30 @@ async def test_the_remote_agent_session_uses_it(idp: IdentityProvider, server: A
             await anonymous.ask("hi")
     finally:
         await anonymous.aclose()
+
+
+async def test_concurrent_first_calls_fetch_one_token(idp: IdentityProvider) -> None:
+    async with running_server(whoami, oidc_issuer=idp.issuer, oidc_audience=AUD) as srv:
+        auth = ClientCredentials("svc-a", "s3cret-a", token_url=idp.token_url)
+        # the card is given, so the 20 sends are the first calls that need a token
+        async with await A2AClient.connect(srv.url) as plain:
+            card = plain.card
+        async with await A2AClient.connect(srv.url, card=card, auth=auth) as client:
+            replies = await asyncio.gather(*(client.send(f"n{i}") for i in range(20)))
+    assert sorted(r.text for r in replies) == sorted(f"hello svc-a: n{i}" for i in range(20))
+    assert idp.counters.token == 1
+    assert auth.fetches == 1
+
+
+async def test_concurrent_401s_replace_the_token_once(idp: IdentityProvider) -> None:
+    async with running_server(whoami, oidc_issuer=idp.issuer, oidc_audience=AUD) as srv:
+        auth = ClientCredentials("svc-a", "s3cret-a", token_url=idp.token_url)
+        async with await A2AClient.connect(srv.url, auth=auth) as client:
+            await client.send("first")
+            auth._token = "revoked.by.server"  # pyright: ignore[reportPrivateUsage]
+            replies = await asyncio.gather(*(client.send(f"n{i}") for i in range(10)))
+    assert all(r.text.startswith("hello svc-a: n") for r in replies)
+    assert idp.counters.token == 2  # the first token, and one replacement for all ten
 
 
 @pytest.fixture

@@ -222,6 +222,35 @@ async def test_a_missing_scope_is_403(
         answer = await call(server, idp.issue("alice", scopes=["a2a.read"]))
     _refused(answer, 403)
     assert len([r for r in caplog.records if r.name == "a2a_core.auth"]) == 1
+    # RFC 6750 §3.1: the challenge names the error and the scope the operation needs
+    challenge = answer.headers["www-authenticate"]
+    assert challenge.startswith("Bearer realm=")
+    assert 'error="insufficient_scope"' in challenge
+    assert 'scope="a2a.send"' in challenge
+
+
+async def test_a_missing_scope_over_rest_names_the_scopes(
+    idp: IdentityProvider, server: Any
+) -> None:
+    token = idp.issue("alice", scopes=["a2a.other"])
+    async with httpx.AsyncClient(timeout=10) as http:
+        answer = await http.get(
+            server.url + "/tasks/nope",
+            headers={"A2A-Version": "1.0", "Authorization": f"Bearer {token}"},
+        )
+    assert answer.status_code == 403, answer.text
+    challenge = answer.headers["www-authenticate"]
+    assert 'error="insufficient_scope"' in challenge
+    assert 'scope="a2a.read a2a.send"' in challenge  # either one is enough for a read
+    # a token with the scope is not challenged: the task simply does not exist
+    token = idp.issue("alice", scopes=["a2a.read"])
+    async with httpx.AsyncClient(timeout=10) as http:
+        answer = await http.get(
+            server.url + "/tasks/nope",
+            headers={"A2A-Version": "1.0", "Authorization": f"Bearer {token}"},
+        )
+    assert answer.status_code == 404, answer.text
+    assert "www-authenticate" not in answer.headers
 
 
 async def test_the_card_advertises_openid_connect(idp: IdentityProvider, server: Any) -> None:
@@ -229,7 +258,25 @@ async def test_the_card_advertises_openid_connect(idp: IdentityProvider, server:
         card = (await http.get(server.url + "/.well-known/agent-card.json")).json()
     scheme = card["securitySchemes"]["oidc"]  # the 1.0 shape (and the 0.3 one beside it)
     assert scheme["openIdConnectSecurityScheme"] == {"openIdConnectUrl": idp.discovery_url}
-    assert {"schemes": {"oidc": {"list": []}}} in card["securityRequirements"]
+    # the requirement lists the scopes operation_scopes names, so a client knows what to ask for
+    assert {"schemes": {"oidc": {"list": ["a2a.read", "a2a.send"]}}} in card["securityRequirements"]
+
+
+async def test_schemes_without_scopes_list_none(idp: IdentityProvider) -> None:
+    async with (
+        running_server(
+            echo,
+            oidc_issuer=idp.issuer,
+            oidc_audience=AUD,
+            bearer_tokens={"static-token": "ops"},
+            operation_scopes={"send": "a2a.send"},
+        ) as srv,
+        httpx.AsyncClient(timeout=10) as http,
+    ):
+        card = (await http.get(srv.url + "/.well-known/agent-card.json")).json()
+    requirements = card["securityRequirements"]
+    assert {"schemes": {"oidc": {"list": ["a2a.send"]}}} in requirements
+    assert {"schemes": {"bearer": {"list": []}}} in requirements
 
 
 async def test_an_oauth2_token_url_advertises_client_credentials(idp: IdentityProvider) -> None:

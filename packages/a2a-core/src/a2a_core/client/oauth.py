@@ -13,8 +13,10 @@ members) or the gateways. The secret never appears in its repr or in logs.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
+import weakref
 from collections.abc import AsyncGenerator, Generator, Sequence
 from typing import Any, cast
 
@@ -63,6 +65,10 @@ class ClientCredentials(httpx.Auth):
         self._token: str | None = None
         self._expires_at = 0.0
         self._lock = threading.Lock()
+        self._guard = threading.Lock()
+        self._async_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
         self.fetches = 0
         """How many tokens were fetched (for tests and metrics)."""
 
@@ -126,12 +132,40 @@ class ClientCredentials(httpx.Auth):
         self.token_url = found
         return found
 
+    def _async_lock(self) -> asyncio.Lock:
+        """One lock per event loop (an ``asyncio.Lock`` belongs to one loop; the sessions of
+        the adapters call from their own loop and from the shared background loop)."""
+        loop = asyncio.get_running_loop()
+        with self._guard:
+            lock = self._async_locks.get(loop)
+            if lock is None:
+                lock = self._async_locks[loop] = asyncio.Lock()
+            return lock
+
     async def token(self, *, force: bool = False) -> str | None:
-        """A valid access token (fetched when needed); None when no endpoint is known."""
+        """A valid access token (fetched when needed); None when no endpoint is known.
+
+        Concurrent callers on one loop wait for one fetch and share its token.
+        """
         if not force and (cached := self._fresh()) is not None:
             return cached
         if not self.configured:
             return None
+        async with self._async_lock():
+            if not force and (cached := self._fresh()) is not None:
+                return cached
+            return await self._fetch()
+
+    async def _replace(self, refused: str) -> str:
+        """A token other than ``refused`` (answered 401): fetched, unless a concurrent
+        caller already replaced it."""
+        async with self._async_lock():
+            cached = self._fresh()
+            if cached is not None and cached != refused:
+                return cached
+            return await self._fetch()
+
+    async def _fetch(self) -> str:
         async with httpx.AsyncClient(timeout=self._timeout, follow_redirects=False) as http:
             url = self.token_url
             if url is None:
@@ -172,7 +206,7 @@ class ClientCredentials(httpx.Auth):
         request.headers["Authorization"] = f"Bearer {token}"
         response = yield request
         if response.status_code == 401:  # (httpx reads and closes the refused response)
-            request.headers["Authorization"] = f"Bearer {await self.token(force=True)}"
+            request.headers["Authorization"] = f"Bearer {await self._replace(token)}"
             yield request
 
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response]:

@@ -18,7 +18,7 @@ from ..errors import AuthenticationRequiredError, PermissionDeniedError
 from ..identity import Principal
 from ..wire.operations import Operation
 
-__all__ = ["OPERATION_GROUPS", "OperationScopes", "auth_logger"]
+__all__ = ["OPERATION_GROUPS", "InsufficientScopeError", "OperationScopes", "auth_logger"]
 
 auth_logger = logging.getLogger("a2a_core.auth")
 """Where every refused request is logged, once, at WARNING (never with its credentials)."""
@@ -39,6 +39,30 @@ OPERATION_GROUPS: Mapping[Operation, str] = {
 """The group of each operation, as ``operation_scopes`` names them."""
 
 _GROUPS = frozenset({*OPERATION_GROUPS.values(), "*"})
+
+
+class InsufficientScopeError(PermissionDeniedError):
+    """A 403 because the credential lacks a scope: HTTP answers carry
+    ``WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`` (RFC 6750 §3.1).
+
+    On the wire it is a ``PermissionDeniedError`` (same code and reason).
+    """
+
+    def __init__(self, message: str, scopes: frozenset[str]) -> None:
+        super().__init__(message)
+        self.scopes = scopes
+        """The scopes of which the operation needs one."""
+
+    def challenge(self, realm: str) -> bytes:
+        """The ``WWW-Authenticate`` value naming the missing scopes."""
+        scope = " ".join(sorted(self.scopes))
+        return (
+            f'Bearer realm={_quote(realm)}, error="insufficient_scope", scope={_quote(scope)}'
+        ).encode("latin-1", "replace")
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 class OperationScopes:
@@ -83,7 +107,7 @@ class OperationScopes:
                 principal.id,
                 ", ".join(sorted(needed)),
             )
-            raise PermissionDeniedError("The credential does not allow this operation")
+            raise InsufficientScopeError("The credential does not allow this operation", needed)
 
     def __repr__(self) -> str:
         return f"OperationScopes({ {g: sorted(s) for g, s in self._by_group.items()}!r})"

@@ -42,6 +42,7 @@ from ..types import AgentCard, AgentInterface
 from .asgi.app import A2AApp
 from .asgi.origin import interfaces_for
 from .asgi.routes import published_interfaces
+from .authorization import OperationScopes
 from .files import FileStore
 from .options import BuildOptions, ServiceOptions, check_agent_options, parse_options
 from .push_api import PushNotifier
@@ -92,7 +93,8 @@ def build_service(
     if svc.operation_scopes:
         auth_opts = MappingProxyType({**opts, "operation_scopes": svc.operation_scopes})
     backends = auth_backends(pm, auth_opts)
-    the_card = with_security_schemes(the_card, backends)
+    scopes = _scopes_of(svc.operation_scopes)
+    the_card = with_security_schemes(the_card, backends, scopes)
     the_card = apply_card_hooks(pm, the_card, opts)
     observers = list(svc.observers)
     observer = transition_observer(pm)
@@ -121,6 +123,14 @@ def build_service(
         files=_file_store(svc),
         operation_scopes=svc.operation_scopes,
     )
+
+
+def _scopes_of(mapping: Any) -> frozenset[str]:
+    """Every scope ``operation_scopes`` names (listed in the card's requirements)."""
+    if not mapping:
+        return frozenset()
+    found = mapping if isinstance(mapping, OperationScopes) else OperationScopes(mapping)
+    return found.scopes()
 
 
 def _file_store(svc: ServiceOptions) -> FileStore | None:

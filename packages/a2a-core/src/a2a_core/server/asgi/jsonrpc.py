@@ -47,6 +47,7 @@ from ...errors import (
 )
 from ...types import AgentInterface, StreamEvent, TransportProtocol
 from ...wire import Codec, dumps, loads, operation_for_method
+from ..authorization import InsufficientScopeError
 from ..context import ServerCallContext
 from ..options import AppOptions
 from ..service import ConfigurationError
@@ -270,6 +271,8 @@ class JsonRpcEndpoint:
             more.extend(self.edge.challenge)
         elif isinstance(error, PermissionDeniedError):
             status = 403
+            if isinstance(error, InsufficientScopeError):
+                more.append((b"www-authenticate", error.challenge(self.edge.card.name or "a2a")))
         if notification and status == 200:
             await send(_NO_CONTENT_START)
             await send(_EMPTY_BODY)

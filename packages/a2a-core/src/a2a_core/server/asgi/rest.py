@@ -32,6 +32,7 @@ from ...types import AgentInterface, StreamEvent, TransportProtocol
 from ...wire import Codec, Operation, V10Codec, dumps, loads
 from ...wire.errors_wire import encode_rest_error_v03, encode_rest_error_v10
 from ...wire.v03_rest import V03RestCodec, assemble_request
+from ..authorization import InsufficientScopeError
 from ..context import ServerCallContext
 from ..options import AppOptions
 from ..service import ConfigurationError
@@ -334,6 +335,8 @@ class RestEndpoint:
         more = list(extra)
         if isinstance(error, AuthenticationRequiredError):
             more.extend(self.edge.challenge)
+        elif isinstance(error, InsufficientScopeError):
+            more.append((b"www-authenticate", error.challenge(self.edge.card.name or "a2a")))
         if code == 413:
             more.append((b"connection", b"close"))
         await send_bytes(send, code, dumps(payload), _JSON, more)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, cast
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from ..adapters import ResolvedAgent
     from ..client import RemoteAgentExecutor
+    from ..server.manager import ManagerConfig
     from ..server.serve import RunningServer
     from ..types import AgentCard, AgentInterface, AgentSkill
 
@@ -115,6 +117,40 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             " redis://host:6379/0 or postgresql://user@host/db (built in; redis:// and"
             " postgresql:// need the redis and postgres extras), or a scheme a plugin registers"
         ),
+    )
+    cluster = parser.add_argument_group(
+        "cluster (several instances on one sqlite://, redis:// or postgresql:// store)"
+    )
+    cluster.add_argument(
+        "--lease-seconds",
+        type=_seconds,
+        default=30.0,
+        metavar="SECONDS",
+        help="a task whose instance stops renewing its lease (crashed, killed) is settled "
+        "FAILED this long after its last renewal (default: %(default)g)",
+    )
+    cluster.add_argument(
+        "--lease-renew-seconds",
+        type=_seconds,
+        metavar="SECONDS",
+        help="how often an instance renews the leases of the tasks it runs; below "
+        "--lease-seconds (default: a third of it, 10)",
+    )
+    cluster.add_argument(
+        "--orphan-sweep-seconds",
+        type=_seconds,
+        metavar="SECONDS",
+        help="how often an instance looks for expired leases to settle "
+        "(default: a third of --lease-seconds, 10)",
+    )
+    cluster.add_argument(
+        "--send-retention-seconds",
+        type=_retention,
+        default=0.0,
+        metavar="SECONDS",
+        help="idempotent sends: for this long a retried SendMessage (same message and "
+        "messageId, same caller) returns the first one's task on any instance "
+        "(default: %(default)g, off)",
     )
     behaviour.add_argument(
         "--push", action="store_true", help="enable push notifications (webhooks)"
@@ -219,6 +255,52 @@ def _port(value: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"ports go from 0 to 65535, not {port}")
     return port
+
+
+def _number(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not math.isfinite(seconds):
+        raise argparse.ArgumentTypeError(f"not a finite number of seconds: {value!r}")
+    return seconds
+
+
+def _seconds(value: str) -> float:
+    """A period in seconds: a finite number above 0."""
+    seconds = _number(value)
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be above 0 seconds, not {value!r}")
+    return seconds
+
+
+def _retention(value: str) -> float:
+    """A retention in seconds: 0 (off) or more."""
+    seconds = _number(value)
+    if seconds < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (off) or more seconds, not {value!r}")
+    return seconds
+
+
+def _manager_config(args: argparse.Namespace) -> ManagerConfig:
+    """The task manager's lease and idempotency settings from the cluster options."""
+    from ..server.manager import ManagerConfig
+
+    lease: float = args.lease_seconds
+    renew: float = args.lease_renew_seconds or lease / 3
+    sweep: float = args.orphan_sweep_seconds or lease / 3
+    if renew >= lease:
+        raise UsageError(
+            f"--lease-renew-seconds ({renew:g}) must be below --lease-seconds ({lease:g}): "
+            "a lease must be renewed before it expires"
+        )
+    return ManagerConfig(
+        lease_seconds=lease,
+        lease_renew_seconds=renew,
+        orphan_sweep_seconds=sweep,
+        send_retention_seconds=args.send_retention_seconds,
+    )
 
 
 def parse_skill(value: str) -> AgentSkill:
@@ -386,6 +468,7 @@ async def run(args: argparse.Namespace) -> int:
 
     console = Console()
     options = _options(args)
+    config = _manager_config(args)
     if args.public_url:
         check_url(args.public_url)
     if args.otel:
@@ -434,6 +517,7 @@ async def run(args: argparse.Namespace) -> int:
                     graceful_shutdown=3,
                     grpc_port=grpc_port,
                     store_url=args.store,
+                    config=config,
                     strict_output_modes=bool(args.strict_output_modes),
                     operation_scopes=_operation_scopes(args),
                     playground=not args.no_playground,

@@ -9,6 +9,8 @@
 - ``chunks``: three text chunks c0 c1 c2 of one artifact ``out``, then completed;
 - ``wait``: works for a second, then completes with "Waited";
 - ``slow``: works until canceled;
+- ``count N SECONDS``: N numbered chunks "0;" "1;" ... of one artifact ``count``, one every
+  SECONDS, then completed (a long stream for the chaos tests);
 - ``parts``: describes the parts it received (kinds, media types, file names, data);
 - ``rich``: answers with a data part and a file part.
 """
@@ -54,6 +56,15 @@ class ScriptedAgent(AgentExecutor):
         elif word == "slow":
             await updater.start_work()
             await asyncio.sleep(60)
+        elif word == "count":
+            _, total, pause = text.split()
+            await updater.start_work()
+            for i in range(int(total)):
+                await asyncio.sleep(float(pause))
+                await updater.add_artifact(
+                    f"{i};", artifact_id="count", append=i > 0, last_chunk=i == int(total) - 1
+                )
+            await updater.complete()
         elif word == "parts":
             described = [
                 {"kind": p.kind, "mediaType": p.media_type, "filename": p.filename, "data": p.data}

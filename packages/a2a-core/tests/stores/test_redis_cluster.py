@@ -63,3 +63,50 @@ async def test_resubscribe_past_retention_starts_with_a_snapshot(redis_prefix: s
         assert "".join(p.text or "" for a in events[0].artifacts for p in a.parts) == "".join(
             f"c{i};" for i in range(CHUNKS)
         )
+
+
+async def test_an_event_saved_but_never_published_is_a_hole_followers_notice(
+    redis_prefix: str,
+) -> None:
+    """An instance killed between saving event 3 and publishing it: 4 arrives after 2.
+
+    The survivor that settles the task publishes 4 with ``previous=3`` (the version it
+    read); followers get 1 and 2, then ``EventsLost`` (the service then sends the Task),
+    never 4 as if nothing were missing. A follower from 3 on misses nothing.
+    """
+    import asyncio
+
+    from a2a_core.server.channel import EventsLost
+    from a2a_core.stores.redis import RedisTaskStore
+    from a2a_core.types import TaskState, TaskStatus, TaskStatusUpdateEvent
+
+    def status(state: TaskState) -> TaskStatusUpdateEvent:
+        return TaskStatusUpdateEvent(task_id="t", context_id="c", status=TaskStatus.now(state))
+
+    store = open_task_store(f"{REDIS_URL}?prefix={redis_prefix}")
+    assert isinstance(store, RedisTaskStore)
+    channel = store.event_channel()
+    assert channel is not None
+    try:
+        await channel.publish("t", 1, status(TaskState.WORKING), 0)
+        await channel.publish("t", 2, status(TaskState.WORKING), 1)
+        live = channel.follow("t", 2, 2)
+        waiting = asyncio.ensure_future(anext(live))
+        await asyncio.sleep(0.2)  # blocked in XREAD
+        await channel.publish("t", 4, status(TaskState.FAILED), 3)  # 3 was never published
+        with pytest.raises(EventsLost):
+            await asyncio.wait_for(waiting, 10)
+        replay = channel.follow("t", 0, 4)
+        assert [(await anext(replay))[0], (await anext(replay))[0]] == [1, 2]
+        with pytest.raises(EventsLost):
+            await anext(replay)
+        after_hole = channel.follow("t", 3, 4)
+        event_id, event = await anext(after_hole)
+        assert event_id == 4
+        assert isinstance(event, TaskStatusUpdateEvent)
+        assert event.status.state is TaskState.FAILED
+        # An end mark is not a hole: a run that ends at a version it never published.
+        await channel.publish_end("t", 6)
+        assert (await anext(after_hole)) == (6, None)
+    finally:
+        await store.aclose()

@@ -27,9 +27,12 @@ task's version as the caller read it (when known): no event retained between
 ``after`` and it means they expired. The follower raises ``EventsLost`` (from
 its first ``__anext__``) when it cannot prove that every event above
 ``after`` is still retained; the service then sends a fresh Task snapshot and
-follows from its version. A follower started at the version of a task read
-from the store (``after == current``) therefore misses nothing and repeats
-nothing. The service ends a follow itself at a
+follows from its version. A follower also raises ``EventsLost`` later, after
+the events before it, at an event whose ``previous`` is above the last one it
+delivered: an event saved but never published (its instance died in
+between), which a settling survivor's ``previous`` reveals. A follower
+started at the version of a task read from the store (``after == current``)
+therefore misses nothing and repeats nothing. The service ends a follow itself at a
 terminal or interrupted status; followers never end on their own except at
 ``close()`` or ``aclose()`` of the channel.
 
@@ -127,7 +130,8 @@ class TaskChannel(ABC):
         """Retained events with ids above ``after``, then live ones (``aclose`` to stop).
 
         ``current``: the task's version as the caller read it. Raises ``EventsLost``
-        from the first ``__anext__`` when events above ``after`` may be gone.
+        from the first ``__anext__`` when events above ``after`` may be gone, or
+        later at a hole (an event saved but never published).
         """
 
     @abstractmethod

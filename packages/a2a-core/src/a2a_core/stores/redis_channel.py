@@ -10,12 +10,16 @@ for the contract). Keys and channels, under the store's ``<prefix>``::
     <prefix>:control            pub/sub channel: "cancel <task id>"
 
 Publishing is one Lua script: it drops an event not above the stream's last
-entry (a late writer), records the previous entry's id in ``p`` (or, in a
-fresh stream, the publisher's ``previous``), adds the entry with approximate
+entry (a late writer), records the previous entry's id in ``p`` (or the
+publisher's ``previous`` when that is newer, or the stream is fresh: an
+event saved by an instance that died before publishing it leaves a hole
+there), adds the entry with approximate
 ``MAXLEN`` trimming (``stream_max_events``) and refreshes the stream's expiry
 (``stream_ttl`` seconds after the task's last event). A follower reads the
 retained entries above its id with ``XRANGE``; the first one's ``p`` shows
-whether anything older it needs was trimmed (then ``EventsLost``). A missing
+whether anything older it needs was trimmed (then ``EventsLost``), and any
+later entry's ``p`` above the entry read before it marks a hole (the events
+before it are delivered, then ``EventsLost``). A missing
 stream with the caller's version above ``after`` means the events expired.
 Then it waits with ``XREAD BLOCK`` (a connection of the pool per follower,
 re-armed every ``block_ms``).
@@ -59,6 +63,9 @@ if #last > 0 then
   local lms, lsq = string.match(prev, '(%d+)-(%d+)')
   lms, lsq = tonumber(lms), tonumber(lsq)
   if lms > ms or (lms == ms and lsq >= sq) then return 0 end
+  if sq == 0 and ARGV[5] ~= '' and tonumber(ARGV[5]) > lms then
+    prev = ARGV[5] .. '-0'  -- an event saved but never published (its writer died): a hole
+  end
 elseif ARGV[5] ~= '' then
   prev = ARGV[5] .. '-0'
 else
@@ -239,12 +246,15 @@ class _Follower:
         self._current = current
         self._last: str | None = None  # the last entry id read
         self._items: deque[ChannelItem] = deque()
+        self._hole = False  # an entry's previous event was never published: stop there
 
     def __aiter__(self) -> _Follower:
         return self
 
     async def __anext__(self) -> ChannelItem:
         while not self._items:
+            if self._hole:
+                raise EventsLost(f"an event before {self._last} was never published")
             if self._last is None:
                 await self._replay()
             else:
@@ -278,6 +288,11 @@ class _Follower:
     def _take(self, rows: list[Any]) -> None:
         for entry_id, fields in rows:
             entry = _text(entry_id)
+            previous = _field(fields, "p")
+            hole = self._last is not None and previous not in ("", "?")
+            if hole and _ms(previous) > _ms(self._last or ""):
+                self._hole = True
+                return
             self._last = entry
             kind = _field(fields, "k")
             ms = _ms(entry)

@@ -6,43 +6,57 @@ client's response limit. Above ``inline_limit`` a file part's bytes go into
 this store instead and the part carries a URL (``{agent}/_a2a/files/{token}``)
 that the agent app serves.
 
+Where the bytes live (``FileBackend``): the task store's own backend when it
+has one (``TaskStore.file_backend()``: a table in ``sqlite://`` and
+``postgresql://``, keys in ``redis://``), so a URL minted by one instance is
+served by every instance on the same store; else process memory
+(``memory://``). A ``FileStore`` given its own ``backend`` keeps it.
+
 Access rule: the URL is a capability (256 random bits, never listed,
 unguessable); when the task has an owner (an authenticated principal), a
 fetch must also authenticate as that owner, so a leaked URL alone does not
-give the file to someone else. Anyone else gets 404, as for an unknown or
-expired token.
+give the file to someone else. A file is served only while its task exists
+(a task deleted or evicted from the task store takes its files with it;
+the files of a direct message reply, which has no stored task, live until
+they expire).
+Anyone else gets 404, as for an unknown or expired token.
 
 Bounds: ``max_bytes`` and ``max_files`` over the whole store, ``ttl``
-seconds per file. A new file first drops expired ones, then the oldest; a
-file larger than the whole budget stays inline.
+seconds per file, ``max_task_bytes`` per task. A new file first drops
+expired ones, then the oldest. A file that cannot be stored (larger than
+the whole budget, or beyond its task's quota) stays inline in the answer:
+the answer is never lost, and one task cannot push every other task's
+files out of the store.
 """
 
 from __future__ import annotations
 
+import logging
+import re
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..types import Message, Part, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+from .file_backend import FileBackend, FileLimits, StoredFile
 
-__all__ = ["FILES_PATH", "FileStore", "StoredFile"]
+if TYPE_CHECKING:
+    from ..stores.base import TaskStore
+
+__all__ = ["FILES_PATH", "FileBackend", "FileLimits", "FileStore", "StoredFile", "valid_token"]
 
 FILES_PATH = "/_a2a/files/"
 """Where the app serves stored files, below the agent's base URL."""
 
+logger = logging.getLogger("a2a_core.server.files")
 
-@dataclass(frozen=True, slots=True)
-class StoredFile:
-    """One file the store serves."""
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{20,100}")
 
-    data: bytes
-    media_type: str
-    filename: str | None
-    task_id: str
-    owner: str | None
-    expires: float
+
+def valid_token(token: str) -> bool:
+    """Whether ``token`` has the shape of a token this store makes (else: 404 at once)."""
+    return _TOKEN.fullmatch(token) is not None
 
 
 class FileStore:
@@ -50,8 +64,10 @@ class FileStore:
 
     - ``inline_limit``: files up to this size (bytes) stay inline (default 1 MiB);
     - ``max_bytes`` / ``max_files``: what the store holds at most (256 MiB, 1000);
+    - ``max_task_bytes``: what one task may hold (64 MiB; beyond it files stay inline);
     - ``ttl``: seconds a file stays fetchable (default one hour);
-    - ``clock``: monotonic seconds (tests pass a fake one).
+    - ``backend``: where the bytes live (default: the task store's, else memory);
+    - ``clock``: epoch seconds (tests pass a fake one).
     """
 
     def __init__(
@@ -60,77 +76,120 @@ class FileStore:
         inline_limit: int = 1024 * 1024,
         max_bytes: int = 256 * 1024 * 1024,
         max_files: int = 1000,
+        max_task_bytes: int = 64 * 1024 * 1024,
         ttl: float = 3600.0,
-        clock: Callable[[], float] = time.monotonic,
+        backend: FileBackend | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         if inline_limit < 0 or max_bytes <= 0 or max_files <= 0 or ttl <= 0:
             raise ValueError("inline_limit >= 0, and max_bytes, max_files and ttl > 0")
+        if max_task_bytes <= 0:
+            raise ValueError("max_task_bytes must be > 0")
         self.inline_limit = inline_limit
-        self.max_bytes = max_bytes
-        self.max_files = max_files
+        self.limits = FileLimits(max_bytes, max_files, max_task_bytes)
         self.ttl = ttl
+        self._backend = backend
+        self._tasks: TaskStore | None = None
         self._now = clock
-        self._files: OrderedDict[str, StoredFile] = OrderedDict()
-        self._bytes = 0
-
-    def __len__(self) -> int:
-        return len(self._files)
 
     @property
-    def stored_bytes(self) -> int:
-        """Bytes held now (expired files included until the next put or get)."""
-        return self._bytes
+    def max_bytes(self) -> int:
+        return self.limits.max_bytes
 
-    def _drop(self, token: str) -> None:
-        found = self._files.pop(token, None)
-        if found is not None:
-            self._bytes -= len(found.data)
+    @property
+    def max_files(self) -> int:
+        return self.limits.max_files
 
-    def _expire(self) -> None:
-        now = self._now()
-        for token in [t for t, f in self._files.items() if f.expires <= now]:
-            self._drop(token)
+    @property
+    def max_task_bytes(self) -> int:
+        return self.limits.max_task_bytes
 
-    def put(
-        self, data: bytes, *, media_type: str, filename: str | None, task_id: str, owner: str | None
+    @property
+    def backend(self) -> FileBackend:
+        """Where the bytes live (chosen at ``attach``, else process memory)."""
+        if self._backend is None:
+            from .memory_files import MemoryFileBackend
+
+            self._backend = MemoryFileBackend()
+        return self._backend
+
+    def attach(self, tasks: TaskStore) -> None:
+        """Serve the files of ``tasks``' tasks: their backend (unless one was given), and
+        only while the task exists. One file store serves one task store."""
+        if self._tasks is not None and self._tasks is not tasks:
+            raise ValueError("this FileStore already serves another task store")
+        self._tasks = tasks
+        if self._backend is None:
+            self._backend = tasks.file_backend()
+
+    async def usage(self) -> tuple[int, int]:
+        """Files and bytes held now."""
+        return await self.backend.usage(self._now())
+
+    async def put(
+        self,
+        data: bytes,
+        *,
+        media_type: str,
+        filename: str | None,
+        task_id: str,
+        owner: str | None,
+        task_owner: str | None = None,
+        task_bound: bool = True,
     ) -> str | None:
-        """Store a file; its token, or None when it cannot fit at all."""
-        if len(data) > self.max_bytes:
+        """Store a file; its token, or None when it cannot be stored (see the module doc)."""
+        if len(data) > self.limits.max_bytes or len(data) > self.limits.max_task_bytes:
             return None
-        self._expire()
-        while self._files and (
-            self._bytes + len(data) > self.max_bytes or len(self._files) >= self.max_files
-        ):
-            self._drop(next(iter(self._files)))
         token = secrets.token_urlsafe(32)
-        self._files[token] = StoredFile(
-            data, media_type, filename, task_id, owner, self._now() + self.ttl
+        now = self._now()
+        file = StoredFile(
+            data,
+            media_type,
+            filename,
+            task_id,
+            owner,
+            now + self.ttl,
+            task_owner=task_owner,
+            task_bound=task_bound,
         )
-        self._bytes += len(data)
+        if not await self.backend.put(token, file, self.limits, now):
+            return None
         return token
 
-    def get(self, token: str, owner: str | None) -> StoredFile | None:
-        """The file for ``token`` if it exists, is fresh, and ``owner`` may read it."""
-        found = self._files.get(token)
-        if found is None:
+    async def get(self, token: str, owner: str | None) -> StoredFile | None:
+        """The file for ``token`` if it exists, is fresh, its task exists, and ``owner``
+        may read it."""
+        if not valid_token(token):
             return None
-        if found.expires <= self._now():
-            self._drop(token)
+        found = await self.backend.get(token, self._now())
+        if found is None:
             return None
         if found.owner is not None and found.owner != owner:
             return None
+        tasks = self._tasks
+        if (
+            tasks is not None
+            and found.task_bound
+            and await tasks.get(found.task_id, found.task_owner) is None
+        ):
+            await self.backend.drop_task(found.task_id)  # the task is gone: so are its files
+            return None
         return found
 
-    def drop_task(self, task_id: str) -> int:
+    async def drop_task(self, task_id: str) -> int:
         """Forget every file of a task; how many there were."""
-        tokens = [t for t, f in self._files.items() if f.task_id == task_id]
-        for token in tokens:
-            self._drop(token)
-        return len(tokens)
+        return await self.backend.drop_task(task_id)
 
     # -- rewriting events ------------------------------------------------------------
-    def offload_parts(
-        self, parts: Sequence[Part], *, base_url: str, task_id: str, owner: str | None
+    async def offload_parts(
+        self,
+        parts: Sequence[Part],
+        *,
+        base_url: str,
+        task_id: str,
+        owner: str | None,
+        task_owner: str | None = None,
+        task_bound: bool = True,
     ) -> list[Part] | None:
         """``parts`` with large raw files replaced by URL parts; None when nothing changed."""
         changed = False
@@ -138,8 +197,14 @@ class FileStore:
         for part in parts:
             if part.raw is not None and len(part.raw) > self.inline_limit:
                 media = part.media_type or "application/octet-stream"
-                token = self.put(
-                    part.raw, media_type=media, filename=part.filename, task_id=task_id, owner=owner
+                token = await self.put(
+                    part.raw,
+                    media_type=media,
+                    filename=part.filename,
+                    task_id=task_id,
+                    owner=owner,
+                    task_owner=task_owner,
+                    task_bound=task_bound,
                 )
                 if token is not None:
                     url = f"{base_url.rstrip('/')}{FILES_PATH}{token}"
@@ -153,22 +218,43 @@ class FileStore:
                     )
                     changed = True
                     continue
+                logger.warning(
+                    "task %s: a %d-byte file stays inline (beyond the file store's "
+                    "max_bytes or its max_task_bytes of %d)",
+                    task_id,
+                    len(part.raw),
+                    self.limits.max_task_bytes,
+                )
             out.append(part)
         return out if changed else None
 
-    def offload(
+    async def offload(
         self,
         event: Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent,
         *,
         base_url: str,
         task_id: str,
         owner: str | None,
+        task_owner: str | None = None,
+        task_bound: bool = True,
     ) -> Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent:
-        """An agent's event with its large files served by URL (the event itself if none)."""
-        if isinstance(event, TaskArtifactUpdateEvent):
-            parts = self.offload_parts(
-                event.artifact.parts, base_url=base_url, task_id=task_id, owner=owner
+        """An agent's event with its large files served by URL (the event itself if none).
+
+        ``task_bound`` False: the event is a direct message reply, whose task is never
+        stored (its files are served until they expire)."""
+
+        async def offloaded(parts: Sequence[Part]) -> list[Part] | None:
+            return await self.offload_parts(
+                parts,
+                base_url=base_url,
+                task_id=task_id,
+                owner=owner,
+                task_owner=task_owner,
+                task_bound=task_bound,
             )
+
+        if isinstance(event, TaskArtifactUpdateEvent):
+            parts = await offloaded(event.artifact.parts)
             if parts is None:
                 return event
             artifact = event.artifact.model_copy(update={"parts": parts})
@@ -176,7 +262,7 @@ class FileStore:
         message = event if isinstance(event, Message) else event.status.message
         if message is None:
             return event
-        parts = self.offload_parts(message.parts, base_url=base_url, task_id=task_id, owner=owner)
+        parts = await offloaded(message.parts)
         if parts is None:
             return event
         new_message = message.model_copy(update={"parts": parts})

@@ -212,8 +212,14 @@ class TaskRun:
             and base_url is not None
             and isinstance(event, Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent)
         ):
-            event = files.offload(
-                event, base_url=base_url, task_id=task.id, owner=owner_principal(self.owner)
+            direct_reply = isinstance(event, Message) and self.allow_reply and not self._emitted
+            event = await files.offload(
+                event,
+                base_url=base_url,
+                task_id=task.id,
+                owner=owner_principal(self.owner),
+                task_owner=self.owner,
+                task_bound=not direct_reply,
             )
         if isinstance(event, Message):
             if self.allow_reply and not self._emitted:
@@ -429,6 +435,8 @@ class TaskManager:
         self.executor = executor
         self.files = files
         """Where large outgoing files go to be served by URL (None: always inline)."""
+        if files is not None:
+            files.attach(store)
         self.backend = store
         """The store as given (``store`` may wrap it, e.g. to time its calls)."""
         hooks = _telemetry.active
@@ -754,6 +762,8 @@ class TaskManager:
                     await self.store.save(previous.task, run.owner, run.version)
             elif run.version:
                 await self.store.delete(run.task_id, run.owner)
+                if self.files is not None:
+                    await self.files.drop_task(run.task_id)
         except Exception:
             logger.exception("task %s: could not roll back a failed launch", run.task_id)
 

@@ -14,6 +14,7 @@ from ..types import Task, TaskState
 
 if TYPE_CHECKING:
     from ..server.channel import TaskChannel
+    from ..server.file_backend import FileBackend
 
 __all__ = [
     "ConcurrentUpdateError",
@@ -92,6 +93,16 @@ class TaskStore(ABC):
         None (the default): one process serves the store, and the service uses
         an in-process channel per store object (see ``a2a_core.server.channel``).
         A store shared by several processes returns its backend's channel (the
+        same object on every call).
+        """
+        return None
+
+    def file_backend(self) -> FileBackend | None:
+        """Where the app keeps answer files it serves by URL (``a2a_core.server.files``).
+
+        None (the default): process memory, for a store one process serves. A
+        store shared by several processes returns a backend in the same
+        database, so every instance serves the files any instance stored (the
         same object on every call).
         """
         return None

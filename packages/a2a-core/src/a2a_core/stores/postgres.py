@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidParamsError
 from ..types import Task
@@ -40,6 +40,9 @@ from .base import (
     sort_key,
 )
 from .cluster import Lease, SentMessages, TaskLeases
+
+if TYPE_CHECKING:
+    from .postgres_files import PostgresFileBackend
 
 __all__ = ["PostgresTaskStore"]
 
@@ -140,6 +143,15 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
         self._closed = False
         self._remembered = 0
         self._sql = _Statements(_quote_ident(schema))
+        self._files: PostgresFileBackend | None = None
+
+    def file_backend(self) -> PostgresFileBackend:
+        """Answer files served by URL, shared by every instance on this schema."""
+        if self._files is None:
+            from .postgres_files import PostgresFileBackend
+
+            self._files = PostgresFileBackend(self)
+        return self._files
 
     def __repr__(self) -> str:
         return f"PostgresTaskStore(schema={self.schema!r}, max_tasks={self.max_tasks!r})"

@@ -63,6 +63,7 @@ from .cluster import Lease, SentMessages, TaskLeases
 
 if TYPE_CHECKING:
     from .redis_channel import RedisTaskChannel
+    from .redis_files import RedisFileBackend
 
 __all__ = ["RedisTaskStore"]
 
@@ -260,6 +261,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         self.stream_max_events = stream_max_events
         self.stream_ttl = stream_ttl
         self._channel: RedisTaskChannel | None = None
+        self._files: RedisFileBackend | None = None
 
     def event_channel(self) -> RedisTaskChannel:
         """The channel every instance on this prefix shares (events, cancels, push configs)."""
@@ -270,6 +272,14 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
                 self, stream_max_events=self.stream_max_events, stream_ttl=self.stream_ttl
             )
         return self._channel
+
+    def file_backend(self) -> RedisFileBackend:
+        """Answer files served by URL, shared by every instance on this prefix."""
+        if self._files is None:
+            from .redis_files import RedisFileBackend
+
+            self._files = RedisFileBackend(self)
+        return self._files
 
     def __repr__(self) -> str:
         return f"RedisTaskStore(prefix={self.prefix!r}, max_tasks={self.max_tasks!r})"

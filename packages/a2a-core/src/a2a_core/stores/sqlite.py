@@ -18,7 +18,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..types import Task
 from .base import (
@@ -32,6 +32,9 @@ from .base import (
     sort_key,
 )
 from .cluster import Lease, SentMessages, TaskLeases
+
+if TYPE_CHECKING:
+    from .sqlite_files import SqliteFileBackend
 
 __all__ = ["SqliteTaskStore"]
 
@@ -129,6 +132,15 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
         self._executor: ThreadPoolExecutor | None = None
         self._conn: sqlite3.Connection | None = None  # touched only on the worker thread
         self._closed = False
+        self._files: SqliteFileBackend | None = None
+
+    def file_backend(self) -> SqliteFileBackend:
+        """Answer files served by URL, in a table of the same database (they outlive a restart)."""
+        if self._files is None:
+            from .sqlite_files import SqliteFileBackend
+
+            self._files = SqliteFileBackend(self)
+        return self._files
 
     def __repr__(self) -> str:
         return f"SqliteTaskStore({self.path!r}, max_tasks={self.max_tasks!r})"

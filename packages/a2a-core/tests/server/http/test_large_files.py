@@ -88,7 +88,7 @@ async def test_the_token_is_unguessable_and_unknown_tokens_are_404() -> None:
                 missing = await http.get(f"{server.url}{FILES_PATH}{wrong}")
                 assert missing.status_code == 404
             assert (await http.post(url)).status_code == 405
-        assert files.drop_task(result.task.id) == 1
+        assert await files.drop_task(result.task.id) == 1
         async with httpx.AsyncClient() as http:
             assert (await http.get(url)).status_code == 404
 
@@ -152,29 +152,3 @@ async def test_the_official_sdk_client_gets_the_url_and_fetches_the_file() -> No
         async with httpx.AsyncClient() as http:
             fetched = await http.get(parts[1].url)
         assert fetched.content == BIG
-
-
-def test_the_store_is_bounded_in_bytes_and_count_and_expires() -> None:
-    now = [0.0]
-    files = FileStore(inline_limit=0, max_bytes=100, max_files=3, ttl=10, clock=lambda: now[0])
-    first = files.put(b"a" * 40, media_type="x/y", filename=None, task_id="t1", owner=None)
-    second = files.put(b"b" * 40, media_type="x/y", filename=None, task_id="t1", owner=None)
-    assert first
-    assert second
-    third = files.put(b"c" * 40, media_type="x/y", filename=None, task_id="t2", owner="alice")
-    assert third is not None
-    assert files.get(first, None) is None  # evicted: 120 bytes would exceed 100
-    assert files.stored_bytes == 80
-    assert len(files) == 2
-    assert files.get(third, None) is None
-    assert files.get(third, "bob") is None
-    assert files.get(third, "alice") is not None
-    assert files.put(b"z" * 101, media_type="x/y", filename=None, task_id="t", owner=None) is None
-    for _ in range(3):
-        files.put(b"d", media_type="x/y", filename=None, task_id="t3", owner=None)
-    assert len(files) == 3
-    now[0] = 11.0
-    assert files.get(second, None) is None  # expired
-    files.put(b"e", media_type="x/y", filename=None, task_id="t4", owner=None)
-    assert len(files) == 1
-    assert files.stored_bytes == 1

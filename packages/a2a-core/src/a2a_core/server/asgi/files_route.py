@@ -5,9 +5,9 @@ scope under ``BASE_URL_KEY`` when a file store is configured; the JSON-RPC
 and HTTP+JSON endpoints hand it to the service (``ServerCallContext.base_url``)
 so large files of the answer get links that work for this caller.
 
-A file is answered only for a valid, fresh token, and, when its task has an
-owner, only to that owner (``FileStore.get``); anything else is 404, so a
-token's existence is never revealed. Responses are attachments with
+A file is answered only for a valid, fresh token whose task still exists,
+and, when its task has an owner, only to that owner (``FileStore.get``);
+anything else is 404, so a token's existence is never revealed. Responses are attachments with
 ``nosniff`` and no caching by shared caches.
 """
 
@@ -17,7 +17,7 @@ import logging
 
 from ...errors import A2AError
 from ...wire import dumps
-from ..files import FILES_PATH, FileStore
+from ..files import FILES_PATH, FileStore, valid_token
 from .access import label
 from .edge import Edge
 from .http import Scope, Send, header_map, send_bytes
@@ -62,7 +62,7 @@ async def serve_file(store: FileStore, edge: Edge, scope: Scope, send: Send, tok
         except A2AError:
             principal = None
         owner = principal.id if principal is not None else None
-    found = store.get(token, owner) if token and "/" not in token else None
+    found = await store.get(token, owner) if valid_token(token) else None
     if found is None:
         await send_bytes(send, 404, _NOT_FOUND, b"application/json")
         return

@@ -190,6 +190,80 @@ async def test_a_survivor_settles_the_task_of_an_instance_that_stopped_renewing(
         assert not agent_b.started.is_set()
 
 
+class Watched(Blocker):
+    """A Blocker that records when its run was stopped."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stopped = asyncio.Event()
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        try:
+            await super().execute(context, updater)
+        finally:
+            self.stopped.set()
+
+
+async def test_a_frozen_instance_whose_task_was_settled_stops_its_run_when_it_wakes(
+    shared_url: str,
+) -> None:
+    """A froze past its lease; B settled A's task FAILED. A wakes up and renews again:
+    it finds the lease gone, stops its run (slot freed), and never overwrites the FAILED
+    status; a stream through A ends with that failure."""
+    agent_a = Watched()
+    async with (
+        running_server(agent_a, store_url=shared_url, config=fast("A")) as a,
+        running_server(Blocker(), store_url=shared_url, config=fast("B")) as b,
+        await A2AClient.connect(a.url) as to_a,
+        await A2AClient.connect(b.url) as to_b,
+    ):
+        sent = await to_a.send("work", blocking=False)
+        assert sent.task is not None
+        task_id = sent.task.id
+        await agent_a.started.wait()
+        stream = to_a.subscribe(task_id)
+        events: list[object] = []
+
+        async def follow() -> None:
+            async for event in stream:
+                events.append(event)
+
+        follower = asyncio.create_task(follow())
+        manager_a = a.service.manager
+        keeper_a = manager_a.leases
+        assert isinstance(keeper_a, LeaseKeeper)
+        keeper_a.stop_renewing()  # frozen: neither renews nor sweeps
+
+        async def failed() -> bool:
+            return (await to_b.get_task(task_id)).status.state is TaskState.FAILED
+
+        await _until(failed, "B to settle A's task")
+        settled = await to_b.get_task(task_id)
+        run = manager_a.active_run(task_id)
+        assert run is not None  # A has not noticed: its agent still runs
+        assert not agent_a.stopped.is_set()
+        keeper_a.resume_renewing()  # A wakes up
+
+        async def stopped() -> bool:
+            return manager_a.active_run(task_id) is None
+
+        await _until(stopped, "A to stop the run whose lease it lost")
+        await asyncio.wait_for(agent_a.stopped.wait(), 10)
+        assert run.token.cancelled
+        assert manager_a.active_count == 0
+        await asyncio.wait_for(follower, 10)
+        for client in (to_a, to_b):  # FAILED, as B settled it: not CANCELED, not rewritten
+            task = await client.get_task(task_id)
+            assert task.status.state is TaskState.FAILED
+            assert task.status == settled.status
+            assert len(task.history) == len(settled.history)
+        last = events[-1]
+        assert getattr(last, "status").state is TaskState.FAILED  # noqa: B009
+        assert b.service.manager.leases is not None
+        assert b.service.manager.leases.settled_count == 1
+        assert await keeper_a.leases.lease_of(task_id) is None
+
+
 async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent(
     shared_url: str,
 ) -> None:

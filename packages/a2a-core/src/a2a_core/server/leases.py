@@ -152,6 +152,20 @@ class LeaseKeeper:
         if self._loop_task is not None:
             self._loop_task.cancel()
 
+    def resume_renewing(self) -> None:
+        """Renew and sweep again after ``stop_renewing``: a frozen instance waking up (drills).
+
+        Its first renewal finds the leases another instance took meanwhile and
+        stops those runs (``on_lost``); their tasks keep the status they were settled with.
+        """
+        if self._closed:
+            return
+        self._renewing = True
+        stale, self._loop_task = self._loop_task, None
+        if stale is not None:
+            stale.cancel()
+        self.start()
+
     async def aclose(self) -> None:
         """Stop the loop and wait for pending releases."""
         self._closed = True

@@ -294,7 +294,16 @@ class TaskRun:
             raise IllegalTransitionError("the task no longer exists")
         self.task, self.version = stored.task, stored.version
         if stored.task.status.state.is_terminal:
-            self.token.cancel()  # finalized elsewhere: tell the agent to stop
+            # Finalized elsewhere (a survivor settled it while this instance was frozen,
+            # or a cancel nobody here answered): tell the agent to stop, and end the
+            # streams that follow it here with that final status (published elsewhere).
+            self.token.cancel()
+            task = stored.task
+            final = TaskStatusUpdateEvent(
+                task_id=task.id, context_id=task.context_id, status=task.status
+            )
+            self.manager.bus.publish(task.id, final, stored.version)
+            self.settled.set()
 
     async def persist(self) -> None:
         """Store the task now if no event has yet (non-blocking sends, inline push configs)."""

@@ -179,3 +179,95 @@ async def test_the_memory_store_keeps_at_most_max_sends() -> None:
         assert await store.remember_send(f"k{i}", f"t{i}", now + i, 60) is None
     assert await store.remember_send("k0", "new", now + 5, 60) is None  # dropped: oldest
     assert await store.remember_send("k4", "new", now + 5, 60) == "t4"
+
+
+class Gated(AgentExecutor):
+    """Works until released; ``ask`` pauses for input instead. Counts its runs."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.started = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        self.runs += 1
+        if context.text == "ask":
+            await updater.require_input("Which one?")
+            return
+        await updater.start_work()
+        self.started.set()
+        await self.gate.wait()
+        await updater.add_artifact("finished", name="out")
+        await updater.complete()
+
+
+def _fast(instance: str) -> ManagerConfig:
+    return ManagerConfig(
+        instance_id=instance,
+        send_retention_seconds=3600,
+        lease_seconds=1.0,
+        lease_renew_seconds=0.2,
+        orphan_sweep_seconds=0.2,
+        shutdown_grace_seconds=1.0,
+    )
+
+
+@pytest.fixture(params=["redis"])
+def cluster_url(request: pytest.FixtureRequest) -> str:
+    return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
+
+
+async def test_a_blocking_retry_through_another_instance_waits_for_the_task_to_end(
+    cluster_url: str,
+) -> None:
+    """The retry finds the task WORKING on A: it answers when the task completes (or pauses,
+    or fails when A died), as the first send would have, not with a snapshot at once."""
+    from a2a_core.server.leases import LeaseKeeper
+
+    agent_a, agent_b = Gated(), Gated()
+    async with (
+        running_server(agent_a, store_url=cluster_url, config=_fast("A")) as a,
+        running_server(agent_b, store_url=cluster_url, config=_fast("B")) as b,
+        await A2AClient.connect(a.url) as to_a,
+        await A2AClient.connect(b.url) as to_b,
+    ):
+        first = asyncio.create_task(to_a.send(_message("g-1")))
+        await asyncio.wait_for(agent_a.started.wait(), 10)
+        retry = asyncio.create_task(to_b.send(_message("g-1")))
+        immediate = await to_b.send(_message("g-1"), blocking=False)  # non-blocking: at once
+        assert immediate.state is TaskState.WORKING
+        await asyncio.sleep(0.5)
+        assert not retry.done(), "the blocking retry answered before the task ended"
+        agent_a.gate.set()
+        answered = await asyncio.wait_for(retry, 10)
+        original = await asyncio.wait_for(first, 10)
+        assert answered.task is not None
+        assert original.task is not None
+        assert answered.task.id == original.task.id
+        assert answered.state is TaskState.COMPLETED
+        assert answered.text == original.text == "finished"
+        assert (agent_a.runs, agent_b.runs) == (1, 0)
+        # A paused task: the retry answers with the question at once.
+        asked = await to_a.send(_message("g-2", "ask"))
+        assert asked.state is TaskState.INPUT_REQUIRED
+        again = await asyncio.wait_for(to_b.send(_message("g-2", "ask")), 10)
+        assert again.state is TaskState.INPUT_REQUIRED
+        assert again.task is not None
+        assert asked.task is not None
+        assert again.task.id == asked.task.id
+        # A dies mid-task: the retry through B ends when B settles the task FAILED.
+        agent_a.gate.clear()
+        agent_a.started.clear()
+        lost = asyncio.create_task(to_a.send(_message("g-3")))
+        await asyncio.wait_for(agent_a.started.wait(), 10)
+        retry = asyncio.create_task(to_b.send(_message("g-3")))
+        await asyncio.sleep(0.3)
+        assert not retry.done()
+        keeper = a.service.manager.leases
+        assert isinstance(keeper, LeaseKeeper)
+        keeper.stop_renewing()
+        failed = await asyncio.wait_for(retry, 20)
+        assert failed.state is TaskState.FAILED
+        assert "stopped" in (failed.task.status.message.parts[0].text or "")  # type: ignore[union-attr]
+        assert agent_b.runs == 0
+        lost.cancel()

@@ -28,7 +28,7 @@ from ..errors import (
     UnsupportedOperationError,
 )
 from ..identity import Authenticator, Principal
-from ..stores import MemoryTaskStore, TaskQuery, TaskStore
+from ..stores import MemoryTaskStore, StoredTask, TaskQuery, TaskStore
 from ..types import (
     AgentCard,
     CancelTaskRequest,
@@ -257,14 +257,43 @@ class A2AService:
     async def _repeated_send(
         self, claim: SendClaim, call: ServerCallContext, immediate: bool, history: int | None
     ) -> Task:
-        """A retry of a send already made: its task (once settled, when the run is here)."""
+        """A retry of a send already made: its task, once settled when the retry blocks.
+
+        As the first send would have answered: a blocking retry waits for the task
+        to end or pause, whether its run is here or on another instance.
+        """
         run = self.manager.active_run(claim.task_id)
         if run is not None and run.owner == call.owner and not immediate:
             await run.settled.wait()
             if run.version:
                 return snapshot(run.task, history)
         stored = await stored_when_ready(self.store, claim.task_id, call.owner)
+        if not immediate:
+            stored = await self._settled(stored, call)
         return snapshot(stored.task, history)
+
+    async def _settled(self, stored: StoredTask, call: ServerCallContext) -> StoredTask:
+        """The task once it is final or paused, or its run ended, followed through the channel.
+
+        For a blocking retry of a task running on another instance: the channel
+        carries that instance's events (or the final status a survivor writes
+        when it died). Without a shared channel no run elsewhere can change it.
+        """
+        channel = self.manager.channel
+        task_id = stored.task.id
+        while channel.shared and not _is_settled(stored.task):
+            follower = channel.follow(task_id, stored.version, stored.version)
+            try:
+                ended = await _until_settled(follower)
+            finally:
+                await _aclose(follower)
+            fresh = await self.store.get(task_id, call.owner)
+            if fresh is None:
+                raise TaskNotFoundError(f"Task {task_id} not found")
+            stored = fresh
+            if ended:
+                break
+        return stored
 
     async def stream_message(
         self, request: SendMessageRequest, call: ServerCallContext
@@ -630,6 +659,23 @@ class A2AService:
         await self.manager.aclose()
         if self.push is not None:
             await self.push.aclose()
+
+
+def _is_settled(task: Task) -> bool:
+    state = task.status.state
+    return state.is_terminal or state.is_interrupted
+
+
+async def _until_settled(follower: AsyncIterator[tuple[int, StreamEvent | None]]) -> bool:
+    """Read a channel follower until the task settles or its run ends (True), or events
+    were lost (False: read the task again and follow from there)."""
+    try:
+        async for _, event in follower:
+            if event is None or _settles(event):
+                return True
+    except EventsLost:
+        return False
+    return True
 
 
 def _settles(event: StreamEvent) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,8 @@ async def test_a_crew_reads_a_received_file_and_answers_with_its_output_file(
     assert written.filename == "summary.json"
     assert written.media_type == "application/json"
     assert Summary.model_validate_json(written.raw or b"").files_seen == 2
-    assert (tmp_path / "reports" / "summary.json").read_bytes() == written.raw
+    # written in the run's own folder (removed with it), not in the working directory
+    assert not (tmp_path / "reports").exists()
 
 
 async def test_refused_files_fail_the_crew_task_with_the_reason(
@@ -199,3 +201,58 @@ async def test_the_remote_agent_tool_sends_a_file_and_saves_the_answered_one(
     saved = Path(re.search(r"art\.png \(image/png, 72 bytes\) saved at (\S+)", answer).group(1))  # type: ignore[union-attr]
     assert saved.parent == tmp_path / "got"
     assert await asyncio.to_thread(saved.read_bytes) == PNG
+
+
+def report_writer(barrier: threading.Barrier) -> Crew:
+    """One task writing ``report.md`` with the topic in it; both runs meet before answering."""
+
+    def write(messages: Any, tools: Any) -> str:
+        topic = last_user_text(messages).split("Report on: ", 1)[1].split("\n", 1)[0]
+        barrier.wait(timeout=20)  # both runs are in flight at once
+        return f"# Report on {topic}"
+
+    agent = Agent(
+        role="Writer",
+        goal="Write reports",
+        backstory="Terse.",
+        llm=ScriptedLLM(model="writer", script=[write]),
+        max_iter=2,
+        max_retry_limit=0,
+    )
+    task = Task(
+        description="Report on: {input}",
+        expected_output="A report",
+        agent=agent,
+        output_file="report.md",
+    )
+    return Crew(agents=[agent], tasks=[task], name="Report crew")
+
+
+@pytest.mark.parametrize("keep", [False, True], ids=["private", "output_dir"])
+async def test_concurrent_runs_of_a_crew_never_share_an_output_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keep: bool
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    kept = tmp_path / "outputs"
+    options: dict[str, Any] = {"output_dir": str(kept)} if keep else {}
+    async with (
+        running_server(report_writer(threading.Barrier(2)), max_parallel=2, **options) as server,
+        await A2AClient.connect(server.url) as client,
+    ):
+        apples, pears = await asyncio.gather(client.send("apples"), client.send("pears"))
+    for result, topic in ((apples, "apples"), (pears, "pears")):
+        assert result.state is TaskState.COMPLETED, result
+        assert result.task is not None
+        written = next(p for p in result.task.artifacts[-1].parts if p.raw is not None)
+        assert written.filename == "report.md"
+        assert written.raw == f"# Report on {topic}".encode()
+        if keep:
+            path = kept / result.task.id / "report.md"
+            assert path.read_bytes() == written.raw
+    assert not (tmp_path / "report.md").exists()
+    if keep:
+        assert sorted(p.name for p in kept.iterdir()) == sorted(
+            r.task.id for r in (apples, pears) if r.task is not None
+        )
+    else:
+        assert not kept.exists()

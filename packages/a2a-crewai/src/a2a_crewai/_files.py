@@ -18,27 +18,35 @@ The folder is removed when the run ends.
 
 Out: a task's ``output_file`` (written by CrewAI before the task completes)
 becomes a file part of that task's artifact (and of ``result`` for the last
-task), read up to ``MAX_OUTPUT_FILE_BYTES``.
+task), read up to ``MAX_OUTPUT_FILE_BYTES``. Each run writes its output
+files into a folder of its own (``redirect_outputs``): two requests running
+the same crew at once never read each other's ``report.md``. The folder is
+private and removed when the run ends, or, with the agent's ``output_dir``,
+``output_dir/<task id>/`` and kept.
 """
 
 from __future__ import annotations
 
 import logging
 import mimetypes
+import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from a2a_core.files import FilePolicy, media_type_of, save_part
+from a2a_core.files import FilePolicy, media_type_of, safe_filename, save_part
 from a2a_core.types import Message, Part
 
 __all__ = [
     "DEFAULT_FILE_POLICY",
     "MAX_OUTPUT_FILE_BYTES",
+    "OutputFolder",
     "ReceivedFiles",
     "output_file_part",
     "receive_files",
+    "redirect_outputs",
 ]
 
 logger = logging.getLogger("a2a_crewai")
@@ -116,6 +124,49 @@ def receive_files(message: Message, policy: FilePolicy | None) -> ReceivedFiles:
         files.paths[path.name] = path
         files.media[path.name] = media
     return files
+
+
+class OutputFolder:
+    """Where one run's tasks write their ``output_file``; removed at the end unless kept."""
+
+    def __init__(self, path: Path, keep: bool) -> None:
+        self.path = path
+        self.keep = keep
+
+    def cleanup(self) -> None:
+        """Remove the folder (the run ended), unless it is to be kept."""
+        if not self.keep:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def redirect_outputs(
+    tasks: Sequence[Any], task_id: str, output_dir: str | os.PathLike[str] | None
+) -> OutputFolder | None:
+    """Point the ``output_file`` of a crew copy's tasks into a folder of this run.
+
+    ``reports/{topic}.md`` becomes ``<folder>/reports/{topic}.md`` (CrewAI fills the
+    placeholders later, from this path). The folder is private and temporary, or
+    ``output_dir/<task id>`` when ``output_dir`` is given. None when no task writes a file.
+    """
+    writers = [
+        t for t in tasks if isinstance(getattr(t, "output_file", None), str) and t.output_file
+    ]
+    if not writers:
+        return None
+    if output_dir is None:
+        folder = OutputFolder(Path(tempfile.mkdtemp(prefix="a2a-crewai-out-")), keep=False)
+    else:
+        path = Path(output_dir).expanduser().resolve() / safe_filename(task_id, "task")
+        path.mkdir(parents=True, exist_ok=True)
+        folder = OutputFolder(path, keep=True)
+    for task in writers:
+        # CrewAI already refused ".." and strips the leading "/" of a plain path; a
+        # templated one keeps it: either way the file lands inside the run's folder.
+        target = str(folder.path / task.output_file.lstrip("/"))
+        task.output_file = target
+        if getattr(task, "_original_output_file", None) is not None:
+            task._original_output_file = target  # the template CrewAI fills
+    return folder
 
 
 def output_file_part(task: Any) -> Part | None:

@@ -141,6 +141,8 @@ class CrewRun:
     """Loop side: the concurrency slot the run holds while it works."""
     files: Any = None
     """The files the request brought (``_files.ReceivedFiles``), for tools to read."""
+    outputs: Any = None
+    """The folder this run's tasks write their ``output_file`` into (``_files.OutputFolder``)."""
     output_files: dict[int, Part] = field(default_factory=dict[int, Part])
     """Files the crew's tasks wrote (``output_file``), by task position."""
     finished: threading.Event = field(default_factory=threading.Event)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -38,7 +39,7 @@ from a2a_core.types import AgentSkill, Part, TaskState
 
 from . import _events
 from ._card import INPUT_MODES, OUTPUT_MODES, default_description, default_name, default_skill
-from ._files import DEFAULT_FILE_POLICY, receive_files
+from ._files import DEFAULT_FILE_POLICY, receive_files, redirect_outputs
 from ._inputs import chat_messages, crew_inputs, placeholders
 from ._runs import (
     Canceled,
@@ -151,6 +152,9 @@ class CrewAgent(AgentExecutor):
       ``{files}`` placeholder), and given as ``input_files`` when CrewAI's file
       support is installed;
     - ``file_tool``: give every agent ``read_input_file`` when files arrive.
+    - ``output_dir``: where each run's tasks write their ``output_file``
+      (``output_dir/<task id>/...``, kept); default: a private folder per run, removed
+      when it ends. Either way concurrent runs never share an output file.
     - ``max_paused``: crews waiting for input at once (each holds a thread and its crew
       copy): beyond it new requests are refused with a retryable ``ServerBusyError``
       (reason ``paused_crews_full``), and a crew that would pause anyway fails its task
@@ -174,6 +178,7 @@ class CrewAgent(AgentExecutor):
         file_policy: FilePolicy | None = DEFAULT_FILE_POLICY,
         file_tool: bool = True,
         max_paused: int = DEFAULT_MAX_PAUSED,
+        output_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         if _is_crew(crew_or_agent):
             self.is_crew = True
@@ -207,6 +212,7 @@ class CrewAgent(AgentExecutor):
         self.file_policy = file_policy
         self.file_tool = file_tool
         self.max_paused = max_paused
+        self.output_dir = output_dir
         self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
             weakref.WeakKeyDictionary()
         )
@@ -289,6 +295,7 @@ class CrewAgent(AgentExecutor):
             agents = [*copy.agents, *([copy.manager_agent] if copy.manager_agent else [])]
             if getattr(copy, "manager_llm", None) is None or copy.manager_agent is not None:
                 run.agent_ids = {str(a.id) for a in agents}  # else: a manager joins at kickoff
+            run.outputs = redirect_outputs(copy.tasks, context.task_id, self.output_dir)
             run.task_ids = {str(t.id): i for i, t in enumerate(copy.tasks, start=1)}
             run.task_count = len(copy.tasks)
             if self.stream:
@@ -337,6 +344,7 @@ class CrewAgent(AgentExecutor):
         holder = _SlotHolder(slot)
         if context.cancellation.cancelled:
             holder.release()
+            _discard_folders(run)
             return
         run.holder = holder
         run.writer = _Artifacts(run, self.per_task_artifacts)
@@ -348,6 +356,7 @@ class CrewAgent(AgentExecutor):
         except BaseException:
             holder.release()
             self._active.pop(context.task_id, None)
+            _discard_folders(run)
             raise
         await self._drive(run, context, updater)
 
@@ -416,8 +425,7 @@ class CrewAgent(AgentExecutor):
     def _worker_done(self, run: CrewRun) -> None:
         """On the loop, once the worker thread ended: free its slot, forget it if paused."""
         run.holder.release()
-        if run.files is not None:
-            run.files.cleanup()
+        _discard_folders(run)
         if self._paused.get(run.task_id) is run:
             del self._paused[run.task_id]
 
@@ -440,6 +448,14 @@ class _SlotHolder:
 def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., None], *args: Any) -> None:
     with contextlib.suppress(RuntimeError):  # the loop is closed: nothing left to release
         loop.call_soon_threadsafe(func, *args)
+
+
+def _discard_folders(run: CrewRun) -> None:
+    """Remove the run's received files and its output folder (unless that is kept)."""
+    if run.files is not None:
+        run.files.cleanup()
+    if run.outputs is not None:
+        run.outputs.cleanup()
 
 
 def _give_file_tool(agent: Any) -> None:

@@ -34,6 +34,7 @@ ADAPTER_OPTIONS = (
     "input_timeout",
     "file_policy",
     "file_tool",
+    "output_dir",
     "max_paused",
     "skills",
 )

@@ -48,6 +48,7 @@ _ADAPTER_KEYS = (
     "input_timeout",
     "file_policy",
     "file_tool",
+    "output_dir",
     "max_paused",
 )
 

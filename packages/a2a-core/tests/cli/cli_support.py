@@ -20,7 +20,7 @@ from a2a_core.cli import main
 HERE = Path(__file__).parent
 AGENTS_FILE = HERE / "cli_agents.py"
 _SCRIPT = Path(sys.executable).parent / ("a2a.exe" if os.name == "nt" else "a2a")
-_SERVING = re.compile(r"^Serving .* at (http://\S+)$")
+_SERVING = re.compile(r"^Serving .* at (https?://\S+)$")
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

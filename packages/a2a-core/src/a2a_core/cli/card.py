@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from .common import ExitCode, connection_parser, fetch_card
+from .cardtrust import card_verifier
+from .common import ExitCode, UsageError, connection_parser, fetch_card
 
 __all__ = ["add_parser", "run"]
 
@@ -13,6 +15,8 @@ examples:
   a2a card http://localhost:8000
   a2a card https://agent.example.com --json | jq .skills
   a2a card https://agent.example.com/.well-known/agent-card.json --bearer "$TOKEN"
+  a2a card https://agent.example.com --verify --trusted-key card-key.jwk
+  a2a card https://agent.example.com --verify --jwks https://agent.example.com/jwks.json
 """
 
 
@@ -30,17 +34,53 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("url", metavar="URL", help="the agent's URL, or its card's URL")
+    trust = parser.add_argument_group("signature")
+    trust.add_argument(
+        "--verify",
+        action="store_true",
+        help=(
+            "check the card's signature (JWS over its RFC 8785 form) against --trusted-key "
+            "or --jwks; exit 5 when it is unsigned or no signature verifies"
+        ),
+    )
+    trust.add_argument(
+        "--trusted-key",
+        action="append",
+        default=[],
+        metavar="[KID=]FILE",
+        help="a trusted public key: a JWK or JWKS file, or KID=FILE with a PEM key (repeatable)",
+    )
+    trust.add_argument(
+        "--jwks", metavar="URL", help="trust the keys of this JWKS URL (pinned: never the card's)"
+    )
     parser.set_defaults(run=run)
 
 
 async def run(args: argparse.Namespace) -> int:
     from ..wire import V10Codec
-    from .render import Console, Renderer, json_line
+    from .render import Console, Renderer, json_line, safe_text
 
+    verifier = card_verifier(args) if args.verify else None
+    if verifier is None and (args.trusted_key or args.jwks):
+        raise UsageError("--trusted-key and --jwks go with --verify")
     card = await fetch_card(args)
     console = Console()
     if args.json:
         console.line(json_line(V10Codec().encode_card(card)))
     else:
         Renderer(console, args.url).card(card)
+    if verifier is None:
+        return ExitCode.OK
+    from ..signing import CardSignatureError
+
+    try:
+        kid = await verifier.averify(card)
+    except CardSignatureError as exc:
+        print(
+            f"a2a: error: signature NOT valid: {safe_text(str(exc), single_line=True)}",
+            file=sys.stderr,
+        )
+        return ExitCode.UNTRUSTED
+    line = f"Signature: valid (key {safe_text(kid, single_line=True)})"
+    print(line, file=sys.stderr if args.json else sys.stdout)
     return ExitCode.OK

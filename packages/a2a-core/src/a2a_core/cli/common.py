@@ -66,6 +66,8 @@ class ExitCode(IntEnum):
     """The agent answered with an A2A error (task not found, unsupported, malformed answer)."""
     CONNECTION = 4
     """The agent could not be reached or did not answer in time."""
+    UNTRUSTED = 5
+    """The agent card is unsigned, or no signature verifies with a trusted key."""
     INTERRUPTED = 130
     """Ctrl-C (SIGINT) stopped a client command."""
     PIPE_CLOSED = 141

@@ -45,6 +45,7 @@ exit status:
   2    usage or configuration error (bad option, bad TARGET)
   3    the agent answered with an A2A error (e.g. task not found)
   4    the agent could not be reached, or did not answer in time
+  5    the agent card is unsigned or its signature does not verify (--verify)
   130  interrupted (Ctrl-C)
   141  the reader of the output went away (e.g. '| head'); nothing more is printed
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..client import RemoteAgentExecutor
     from ..server.manager import ManagerConfig
     from ..server.serve import RunningServer
+    from ..signing import CardSigner
     from ..types import AgentCard, AgentInterface, AgentSkill
 
 __all__ = ["add_parser", "parse_skill", "parse_versions", "run"]
@@ -106,6 +107,19 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=_SUPPORTED_VERSIONS,
         metavar="LIST",
         help="the A2A versions the card advertises, preferred first (default: 1.0,0.3)",
+    )
+    card.add_argument(
+        "--sign-card-key",
+        metavar="FILE",
+        help=(
+            "sign the served card with this PEM private key (EC, Ed25519 or RSA; JWS over the "
+            "card's RFC 8785 form); needs a2a-adapters-core[jwt]"
+        ),
+    )
+    card.add_argument(
+        "--sign-card-kid",
+        metavar="KID",
+        help="with --sign-card-key: the key id in the signature (default: its RFC 7638 thumbprint)",
     )
     behaviour = parser.add_argument_group("behaviour")
     behaviour.add_argument(
@@ -387,6 +401,17 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def _card_signer(args: argparse.Namespace) -> CardSigner | None:
+    """``--sign-card-key`` / ``--sign-card-kid`` as the ``card_signer`` option."""
+    if not args.sign_card_key:
+        if args.sign_card_kid:
+            raise UsageError("--sign-card-kid goes with --sign-card-key")
+        return None
+    from .cardtrust import card_signer
+
+    return card_signer(args.sign_card_key, args.sign_card_kid)
+
+
 def _operation_scopes(args: argparse.Namespace) -> dict[str, list[str]] | None:
     """``--require-scope GROUP=SCOPE`` (repeatable) as the ``operation_scopes`` option."""
     scopes: dict[str, list[str]] = {}
@@ -502,6 +527,7 @@ async def run(args: argparse.Namespace) -> int:
             grpc_port = grpc_port or _free_port(args.host)
             grpc_address = public_grpc_address(args.host, grpc_port, args.public_url)
         interfaces = _interfaces(base, versions, grpc_address)
+        signer = _card_signer(args)
         card = _card(resolved, options, args.skill, interfaces)
         try:
             server = await stack.enter_async_context(
@@ -521,6 +547,7 @@ async def run(args: argparse.Namespace) -> int:
                     strict_output_modes=bool(args.strict_output_modes),
                     operation_scopes=_operation_scopes(args),
                     playground=not args.no_playground,
+                    card_signer=signer,
                     **options,
                 )
             )
@@ -557,6 +584,8 @@ async def run(args: argparse.Namespace) -> int:
             details.append(f"bearer auth ({len(options['bearer_tokens'])} token(s))")
         if options.get("oidc_issuer"):
             details.append(f"JWT auth from {options['oidc_issuer']}")
+        if signer is not None:
+            details.append(f"card signed ({signer.algorithm}, kid {signer.kid})")
         console.line(console.dim("; ".join(details)))
         if args.public_url:
             console.line(console.dim(f"Listening on {args.host}:{port}"))

@@ -7,10 +7,11 @@ in-process transport) without importing the server.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Authenticator", "Principal"]
+__all__ = ["Authenticator", "Principal", "connection_tls"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,3 +31,12 @@ class Principal:
 Authenticator = Callable[[Mapping[str, str]], Awaitable[Principal | None]]
 """``authenticate(headers) -> Principal | None`` (headers lower-cased): what the edge calls
 per request. Raise ``AuthenticationRequiredError`` for invalid credentials."""
+
+
+connection_tls: ContextVar[Mapping[str, Any] | None] = ContextVar(
+    "a2a_connection_tls", default=None
+)
+"""The TLS facts of the connection the current request came on, as the ASGI TLS extension
+(``scope["extensions"]["tls"]``) states them, or None (not TLS, or a server that does not
+say). Set per request by the A2A app (and the gRPC server) before authenticating, so
+backends that take only headers (``MutualTLSAuth``) can read the verified peer certificate."""

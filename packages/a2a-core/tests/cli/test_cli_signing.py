@@ -58,7 +58,9 @@ def signed(keys: dict[str, Path]) -> Iterator[str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     args = [f"{AGENTS_FILE}:ScriptedAgent", "--port", str(port), "--public-url", url]
-    with ServeProcess([*args, "--sign-card-key", str(keys["private"]), "--sign-card-kid", KID]) as p:
+    with ServeProcess(
+        [*args, "--sign-card-key", str(keys["private"]), "--sign-card-kid", KID]
+    ) as p:
         assert p.start() == url
         assert f"card signed (ES256, kid {KID})" in p.output()
         yield url

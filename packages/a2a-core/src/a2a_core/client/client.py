@@ -59,6 +59,7 @@ from .discovery import CardCache, CardResolver
 from .interfaces import DEFAULT_VERSIONS, NoCompatibleInterfaceError, select_interface
 from .oauth import ClientCredentials
 from .results import SendResult, TaskTracker, settles
+from .tls import ClientCert, VerifySetting, client_ssl_context
 from .transports._early import answer_early
 from .transports._http import HttpSettings
 from .transports.base import CallOptions, ClientTransport, EventIterator, StreamPosition
@@ -261,8 +262,14 @@ class A2AClient:
         card_limits: CardLimits = DEFAULT_CARD_LIMITS,
         response_limits: DecodeLimits = DEFAULT_LIMITS,
         verify_card: CardVerifier | None = None,
+        verify: VerifySetting = True,
+        cert: ClientCert | None = None,
     ) -> A2AClient:
         """Discover the agent at ``url`` (or use ``card``) and connect to its best interface.
+
+        ``verify`` (True: the system CAs; a CA bundle file; an ``ssl.SSLContext``) says
+        which servers to trust, ``cert`` (a PEM file, or (certificate, key) files) is the
+        client certificate for agents that require mutual TLS (``a2a_core.client.tls``).
 
         ``verify_card`` (``a2a_core.signing.CardVerifier``): require a card signature
         that verifies with a trusted key; ``CardSignatureError`` otherwise.
@@ -271,7 +278,7 @@ class A2AClient:
         A given ``http_client`` is used as is and left open on ``aclose``.
         """
         owns_http = http_client is None
-        http = _http_client(http_client, headers, auth)
+        http = _http_client(http_client, headers, auth, verify, cert)
         try:
             base_url: str | None = None
             if card is None:
@@ -325,8 +332,11 @@ class A2AClient:
         http_client: httpx.AsyncClient | None = None,
         response_limits: DecodeLimits = DEFAULT_LIMITS,
         card: AgentCard | None = None,
+        verify: VerifySetting = True,
+        cert: ClientCert | None = None,
     ) -> A2AClient:
-        """A client of a known endpoint, without fetching the card."""
+        """A client of a known endpoint, without fetching the card (``verify`` / ``cert``:
+        as for ``connect``)."""
         interface = AgentInterface(
             url=url, protocol_binding=binding, protocol_version=version, tenant=tenant
         )
@@ -336,7 +346,7 @@ class A2AClient:
             preferred_bindings=(binding,),
         )
         owns_http = http_client is None
-        http = _http_client(http_client, headers, auth)
+        http = _http_client(http_client, headers, auth, verify, cert)
         settings = HttpSettings(
             timeout=timeout,
             stream_timeout=stream_timeout,
@@ -800,12 +810,21 @@ def _same_task(task: Task, task_id: str) -> Task:
 
 
 def _http_client(
-    given: httpx.AsyncClient | None, headers: Mapping[str, str] | None, auth: httpx.Auth | None
+    given: httpx.AsyncClient | None,
+    headers: Mapping[str, str] | None,
+    auth: httpx.Auth | None,
+    verify: VerifySetting = True,
+    cert: ClientCert | None = None,
 ) -> httpx.AsyncClient:
     if given is None:
-        return answer_early(httpx.AsyncClient(headers=dict(headers or {}), auth=auth))
+        tls = client_ssl_context(verify, cert)
+        return answer_early(httpx.AsyncClient(headers=dict(headers or {}), auth=auth, verify=tls))
     if auth is not None:
         raise ValueError("Configure auth on the http_client you pass (auth= is for our own client)")
+    if verify is not True or cert is not None:
+        raise ValueError(
+            "Configure TLS on the http_client you pass (verify= and cert= are for our own client)"
+        )
     return given
 
 

@@ -34,6 +34,7 @@ from .head_limits import uvicorn_http_options
 from .options import parse_options
 from .push_api import PushNotifier
 from .service import A2AService
+from .tls import ServerTLS, with_tls_extension
 
 __all__ = [
     "RunningServer",
@@ -65,8 +66,10 @@ class RunningServer:
     """``host:port`` of the gRPC binding, when started (``grpc_port=``)."""
 
 
-def public_base_url(host: str, port: int, public_url: str | None = None) -> str:
-    """The server's URL: ``public_url``, else ``http://host:port``.
+def public_base_url(
+    host: str, port: int, public_url: str | None = None, *, scheme: str = "http"
+) -> str:
+    """The server's URL: ``public_url``, else ``http://host:port`` (``https`` over TLS).
 
     Loopback and wildcard hosts are named ``localhost``. Without
     ``public_url``, the card's interfaces follow the origin each client
@@ -77,7 +80,7 @@ def public_base_url(host: str, port: int, public_url: str | None = None) -> str:
     name = "localhost" if host in _LOOPBACK_HOSTS else host
     if ":" in name:
         name = f"[{name}]"
-    return f"http://{name}:{port}"
+    return f"{scheme}://{name}:{port}"
 
 
 def public_grpc_address(host: str, port: int, public_url: str | None = None) -> str:
@@ -149,8 +152,14 @@ def _build(
     allow_private_push_targets: bool,
     options: Mapping[str, Any],
     grpc_address: str | None = None,
+    tls: ServerTLS | None = None,
 ) -> A2AApp:
     given = dict(options)
+    if tls is not None and tls.mutual:
+        from ..mtls import MutualTLSAuth
+
+        explicit: Any = given.get("auth_backends") or []
+        given["auth_backends"] = [*explicit, MutualTLSAuth(tls.principal_field)]
     if public_url:
         given["public_url"] = public_url
     if push is not False:
@@ -199,8 +208,20 @@ class _EmbeddedServer(_A2AServer):
         yield
 
 
-def _config(app: A2AApp, log_level: str, graceful: int | None) -> uvicorn.Config:
+def _config(
+    app: A2AApp, log_level: str, graceful: int | None, tls: ServerTLS | None = None
+) -> uvicorn.Config:
     use_log_level(log_level)  # a2a_core's loggers too; the access log is ours (access_log=False)
+    http = uvicorn_http_options(app.max_header_bytes, app.max_header_count)
+    secure: dict[str, Any] = {}
+    if tls is not None:
+        secure = tls.uvicorn_options()
+        protocol = http["http"]
+        if isinstance(protocol, str):  # h11 (httptools is not installed)
+            from uvicorn.protocols.http.h11_impl import H11Protocol
+
+            protocol = H11Protocol
+        http["http"] = with_tls_extension(protocol)
     return uvicorn.Config(
         app,
         lifespan="on",
@@ -208,8 +229,16 @@ def _config(app: A2AApp, log_level: str, graceful: int | None) -> uvicorn.Config
         timeout_graceful_shutdown=graceful,
         access_log=False,
         proxy_headers=False,  # the app reads forwarded headers, from trusted_proxies only
-        **uvicorn_http_options(app.max_header_bytes, app.max_header_count),
+        **http,
+        **secure,
     )
+
+
+def _scheme(tls: ServerTLS | None) -> str:
+    if tls is None:
+        return "http"
+    tls.check()
+    return "https"
 
 
 async def serve_async(
@@ -226,29 +255,32 @@ async def serve_async(
     announce: bool = False,
     grpc_port: int | None = None,
     grpc_options: Mapping[str, Any] | None = None,
+    tls: ServerTLS | None = None,
     **options: Any,
 ) -> None:
     """Serve until cancelled or interrupted (Ctrl+C), in the running event loop.
 
     ``announce`` prints one line with the agent's URL to stderr once bound.
     """
+    scheme = _scheme(tls)
     sock = _bind(host, port)
     grpc: _GrpcSide | None = None
     try:
         port = sock.getsockname()[1]
-        base = public_base_url(host, port, public_url)
+        base = public_base_url(host, port, public_url, scheme=scheme)
         grpc, grpc_address = _grpc_side(host, grpc_port, public_url, grpc_options)
         app = _build(
             agent_or_service,
             card,
-            public_base_url(host, port),
+            public_base_url(host, port, scheme=scheme),
             public_url,
             push,
             allow_private_push_targets,
             options,
             grpc_address,
+            tls,
         )
-        server = _A2AServer(_config(app, log_level, graceful_shutdown))
+        server = _A2AServer(_config(app, log_level, graceful_shutdown, tls))
         if grpc is not None:
             await grpc.start(app)
             server.grpc = grpc
@@ -275,6 +307,7 @@ def serve(
     graceful_shutdown: int | None = 5,
     grpc_port: int | None = None,
     grpc_options: Mapping[str, Any] | None = None,
+    tls: ServerTLS | None = None,
     **options: Any,
 ) -> None:
     """Serve an agent (any object a plugin or the core can serve) or an ``A2AService``.
@@ -290,6 +323,9 @@ def serve(
       ``host:port``; ``grpc_options`` go to ``a2a_core.grpc.GrpcServer``
       (``max_message_bytes``, ``max_concurrent_streams``, ``max_concurrent_rpcs``,
       ``status_mapping``, ``credentials``). It stops with the HTTP server.
+    - ``tls``: serve HTTPS with a ``ServerTLS`` (``a2a_core.server.tls``); with its
+      ``client_ca``, clients must present a certificate from that CA and its subject
+      (``principal_field``, default CN) is the caller (mutual TLS, docs/security.md).
     - ``options``: app, service and agent options (``server.options``); an
       unknown name is a ``TypeError`` listing the valid ones. ``playground=False``
       turns off the browser playground served at ``/playground/`` (docs/playground.md).
@@ -310,6 +346,7 @@ def serve(
             announce=True,
             grpc_port=grpc_port,
             grpc_options=grpc_options,
+            tls=tls,
             **options,
         )
     )
@@ -330,33 +367,36 @@ async def running_server(
     startup_timeout: float = 10.0,
     grpc_port: int | None = None,
     grpc_options: Mapping[str, Any] | None = None,
+    tls: ServerTLS | None = None,
     **options: Any,
 ) -> AsyncGenerator[RunningServer]:
     """Start a server in the background (port 0: a free port) and stop it on exit.
 
     Signal handlers are left alone; the lifespan runs (the service is closed
     on exit). Raises RuntimeError when the server does not start in time.
-    ``grpc_port`` / ``grpc_options``: as for ``serve`` (``RunningServer.grpc_address``).
+    ``grpc_port`` / ``grpc_options`` / ``tls``: as for ``serve`` (``RunningServer.grpc_address``).
     """
+    scheme = _scheme(tls)
     sock = _bind(host, port)
     bound_port: int = sock.getsockname()[1]
     task: asyncio.Task[None] | None = None
     server: _EmbeddedServer | None = None
     grpc: _GrpcSide | None = None
     try:
-        base = public_base_url(host, bound_port, public_url)
+        base = public_base_url(host, bound_port, public_url, scheme=scheme)
         grpc, grpc_address = _grpc_side(host, grpc_port, public_url, grpc_options)
         app = _build(
             agent_or_service,
             card,
-            public_base_url(host, bound_port),
+            public_base_url(host, bound_port, scheme=scheme),
             public_url,
             push,
             allow_private_push_targets,
             options,
             grpc_address,
+            tls,
         )
-        server = _EmbeddedServer(_config(app, log_level, graceful_shutdown))
+        server = _EmbeddedServer(_config(app, log_level, graceful_shutdown, tls))
         if grpc is not None:
             await grpc.start(app)
             server.grpc = grpc

@@ -19,6 +19,7 @@ from typing import Any
 
 from ...card import with_default_skill
 from ...errors import A2AError, HttpStatusMapping, InternalError
+from ...identity import connection_tls
 from ...types import AgentCard
 from ...wire import DEFAULT_LIMITS, DecodeLimits, dumps
 from ..head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT, head_too_large
@@ -119,6 +120,15 @@ class A2AApp:
             if kind == "lifespan":
                 await self._lifespan(receive, send)
             return  # websockets are not part of A2A: the server closes them
+        extensions = scope.get("extensions")
+        # The connection's TLS facts (a verified client certificate) for the auth backends.
+        token = connection_tls.set(extensions.get("tls") if extensions else None)
+        try:
+            await self._http(scope, receive, send)
+        finally:
+            connection_tls.reset(token)
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         probe = _probe_path(scope)
         if probe is not None:  # before authentication, the access log and tracing: probes
             await health.respond(self.service, scope, send, probe)  # repeat every few seconds

@@ -124,6 +124,17 @@ class ServeProcess:
     def output(self) -> str:
         return "".join(self.stdout)
 
+    def wait_output(self, text: str, timeout: float = 20.0) -> str:
+        """The output once it contains ``text`` (the startup lines come one by one)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.output():
+            if time.monotonic() > deadline or (
+                self.proc is not None and self.proc.poll() is not None
+            ):
+                raise AssertionError(f"{text!r} not in the output: {self.output()!r}")
+            time.sleep(0.02)
+        return self.output()
+
     def errors(self) -> str:
         return "".join(self.stderr)
 

@@ -62,7 +62,7 @@ def signed(keys: dict[str, Path]) -> Iterator[str]:
         [*args, "--sign-card-key", str(keys["private"]), "--sign-card-kid", KID]
     ) as p:
         assert p.start() == url
-        assert f"card signed (ES256, kid {KID})" in p.output()
+        assert f"card signed (ES256, kid {KID})" in p.wait_output("Press Ctrl-C")
         yield url
 
 

@@ -1,7 +1,7 @@
 """What the commands share: exit codes, usage errors, the connection options, the client.
 
 Every client command takes the agent's URL and the same connection options
-(``--header``, ``--bearer``, ``--timeout``, ``--binding``,
+(``--header``, ``--bearer``, ``--cacert``/``--cert``/``--key``, ``--timeout``, ``--binding``,
 ``--protocol-version``, ``--json``); ``connection_parser`` is the argparse parent that declares them
 once and ``connect`` turns them into an ``A2AClient``.
 """
@@ -179,6 +179,19 @@ def connection_parser(*, choose_interface: bool = True) -> argparse.ArgumentPars
         help="with --client-id: a scope to ask for (repeatable)",
     )
     group.add_argument(
+        "--cacert",
+        metavar="FILE",
+        help="trust agents whose certificates this CA bundle (PEM) issued (default: system CAs)",
+    )
+    group.add_argument(
+        "--cert",
+        metavar="FILE",
+        help="a client certificate (PEM) for agents that require mutual TLS",
+    )
+    group.add_argument(
+        "--key", metavar="FILE", help="with --cert: its private key (default: in --cert)"
+    )
+    group.add_argument(
         "--timeout",
         type=float,
         metavar="SECONDS",
@@ -261,6 +274,30 @@ def _headers(args: argparse.Namespace) -> dict[str, str]:
     return headers
 
 
+def tls_settings(args: argparse.Namespace) -> tuple[str | bool, str | tuple[str, str] | None]:
+    """``--cacert`` / ``--cert`` / ``--key`` as ``verify=`` and ``cert=`` of the client."""
+    cacert: str | None = getattr(args, "cacert", None)
+    cert: str | None = getattr(args, "cert", None)
+    key: str | None = getattr(args, "key", None)
+    if key and not cert:
+        raise UsageError("--key goes with --cert")
+    for name, path in (("--cacert", cacert), ("--cert", cert), ("--key", key)):
+        if path is not None and not os.path.isfile(path):
+            raise UsageError(f"{name}: no such file {path!r}")
+    client_cert = (cert, key) if cert and key else cert
+    return cacert or True, client_cert
+
+
+def _ssl(args: argparse.Namespace) -> Any:
+    from ..client.tls import client_ssl_context
+
+    verify, cert = tls_settings(args)
+    try:
+        return client_ssl_context(verify, cert)
+    except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
+        raise UsageError(f"cannot use the TLS files: {exc}") from None
+
+
 def client_credentials(args: argparse.Namespace) -> Any:
     """``--client-id`` / ``--client-secret`` as a ``ClientCredentials`` auth, or None."""
     client_id: str | None = getattr(args, "client_id", None)
@@ -294,6 +331,7 @@ async def connect(args: argparse.Namespace) -> AsyncGenerator[A2AClient]:
         url,
         headers=_headers(args),
         auth=client_credentials(args),
+        verify=_ssl(args),
         timeout=timeout,
         stream_timeout=stream_timeout,
         preferred_versions=(version,) if version else ("1.0", "0.3"),
@@ -314,5 +352,5 @@ async def fetch_card(args: argparse.Namespace) -> AgentCard:
     url = check_url(args.url)
     timeout, _ = _timeouts(args)
     seconds = 10.0 if args.timeout is None else timeout or 3600.0
-    async with httpx.AsyncClient(headers=_headers(args)) as http:
+    async with httpx.AsyncClient(headers=_headers(args), verify=_ssl(args)) as http:
         return await CardResolver(http, timeout=seconds).resolve(url)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..client import RemoteAgentExecutor
     from ..server.manager import ManagerConfig
     from ..server.serve import RunningServer
+    from ..server.tls import ServerTLS
     from ..signing import CardSigner
     from ..types import AgentCard, AgentInterface, AgentSkill
 
@@ -88,6 +89,29 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PORT",
         help="also serve the gRPC binding (A2A 1.0) on this port, listed in the card "
         "(0 picks a free one; needs a2a-adapters-core[grpc])",
+    )
+    tls = parser.add_argument_group("TLS (HTTPS; mutual TLS with --tls-client-ca)")
+    tls.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this PEM certificate")
+    tls.add_argument(
+        "--tls-key", metavar="FILE", help="its PEM private key (default: in --tls-cert)"
+    )
+    tls.add_argument(
+        "--tls-client-ca",
+        metavar="FILE",
+        help=(
+            "require client certificates issued by this CA (PEM); the certificate's subject "
+            "names the caller (mutual TLS)"
+        ),
+    )
+    tls.add_argument(
+        "--tls-client-principal",
+        metavar="FIELD",
+        default="CN",
+        help=(
+            "with --tls-client-ca: the field that names the caller: CN, O, OU, serialNumber, "
+            "UID, emailAddress, subject (the whole DN), san:uri, san:email, san:dns "
+            "(default: %(default)s)"
+        ),
     )
     card = parser.add_argument_group("card")
     card.add_argument("--name", help="the agent's name (default: the adapter's or the object's)")
@@ -401,6 +425,27 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
+def _server_tls(args: argparse.Namespace) -> ServerTLS | None:
+    """``--tls-cert/--tls-key/--tls-client-ca/--tls-client-principal`` as a ``ServerTLS``."""
+    from ..server.tls import ServerTLS
+
+    if not args.tls_cert:
+        if args.tls_key or args.tls_client_ca:
+            raise UsageError("--tls-key and --tls-client-ca go with --tls-cert")
+        return None
+    tls = ServerTLS(
+        args.tls_cert,
+        args.tls_key,
+        client_ca=args.tls_client_ca,
+        principal_field=args.tls_client_principal,
+    )
+    try:
+        tls.check()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return tls
+
+
 def _card_signer(args: argparse.Namespace) -> CardSigner | None:
     """``--sign-card-key`` / ``--sign-card-kid`` as the ``card_signer`` option."""
     if not args.sign_card_key:
@@ -494,6 +539,8 @@ async def run(args: argparse.Namespace) -> int:
     console = Console()
     options = _options(args)
     config = _manager_config(args)
+    tls = _server_tls(args)
+    scheme = "https" if tls is not None else "http"
     if args.public_url:
         check_url(args.public_url)
     if args.otel:
@@ -517,7 +564,7 @@ async def run(args: argparse.Namespace) -> int:
             resolved = await _resolve_local(agent, args, {**options, **adapter_options})
             check_adapter_options(resolved, adapter_options)
         port: int = args.port or _free_port(args.host)
-        base = public_base_url(args.host, port, args.public_url)
+        base = public_base_url(args.host, port, args.public_url, scheme=scheme)
         versions: tuple[str, ...] = args.versions
         grpc_port: int | None = args.grpc_port
         grpc_address: str | None = None
@@ -548,6 +595,7 @@ async def run(args: argparse.Namespace) -> int:
                     operation_scopes=_operation_scopes(args),
                     playground=not args.no_playground,
                     card_signer=signer,
+                    tls=tls,
                     **options,
                 )
             )
@@ -584,6 +632,10 @@ async def run(args: argparse.Namespace) -> int:
             details.append(f"bearer auth ({len(options['bearer_tokens'])} token(s))")
         if options.get("oidc_issuer"):
             details.append(f"JWT auth from {options['oidc_issuer']}")
+        if tls is not None:
+            details.append(
+                f"mutual TLS (caller: certificate {tls.principal_field})" if tls.mutual else "TLS"
+            )
         if signer is not None:
             details.append(f"card signed ({signer.algorithm}, kid {signer.kid})")
         console.line(console.dim("; ".join(details)))

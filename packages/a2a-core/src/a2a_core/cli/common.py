@@ -274,16 +274,22 @@ def _headers(args: argparse.Namespace) -> dict[str, str]:
     return headers
 
 
-def tls_settings(args: argparse.Namespace) -> tuple[str | bool, str | tuple[str, str] | None]:
-    """``--cacert`` / ``--cert`` / ``--key`` as ``verify=`` and ``cert=`` of the client."""
-    cacert: str | None = getattr(args, "cacert", None)
-    cert: str | None = getattr(args, "cert", None)
-    key: str | None = getattr(args, "key", None)
+def tls_settings(
+    args: argparse.Namespace, prefix: str = ""
+) -> tuple[str | bool, str | tuple[str, str] | None]:
+    """``--cacert`` / ``--cert`` / ``--key`` as ``verify=`` and ``cert=`` of the client.
+
+    ``prefix``: the options' prefix (``remote-`` for the gateway's ``--remote-cacert`` ...).
+    """
+    attribute = prefix.replace("-", "_")
+    cacert: str | None = getattr(args, f"{attribute}cacert", None)
+    cert: str | None = getattr(args, f"{attribute}cert", None)
+    key: str | None = getattr(args, f"{attribute}key", None)
     if key and not cert:
-        raise UsageError("--key goes with --cert")
-    for name, path in (("--cacert", cacert), ("--cert", cert), ("--key", key)):
+        raise UsageError(f"--{prefix}key goes with --{prefix}cert")
+    for name, path in (("cacert", cacert), ("cert", cert), ("key", key)):
         if path is not None and not os.path.isfile(path):
-            raise UsageError(f"{name}: no such file {path!r}")
+            raise UsageError(f"--{prefix}{name}: no such file {path!r}")
     client_cert = (cert, key) if cert and key else cert
     return cacert or True, client_cert
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, cast
@@ -52,6 +53,10 @@ an async function / async generator function taking the request context.
 """
 
 _SUPPORTED_VERSIONS = ("1.0", "0.3")
+REMOTE_CLIENT_ID_ENV = "A2A_REMOTE_CLIENT_ID"
+"""The default of ``a2a serve URL --remote-client-id``."""
+REMOTE_CLIENT_SECRET_ENV = "A2A_REMOTE_CLIENT_SECRET"
+"""The default of ``a2a serve URL --remote-client-secret``."""
 _BINDING_ORDER = tuple(b.name for b in bindings())
 
 
@@ -261,6 +266,45 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=[],
         metavar="NAME:VALUE",
         help="gateway only: an HTTP header for every request to the remote agent",
+    )
+    remote = parser.add_argument_group(
+        "gateway: how to call the remote agent (an http(s):// TARGET)"
+    )
+    remote.add_argument(
+        "--remote-client-id",
+        metavar="ID",
+        default=os.environ.get(REMOTE_CLIENT_ID_ENV) or None,
+        help=(
+            "call the remote agent with an OAuth 2.0 client-credentials token (token endpoint "
+            f"from its card or --remote-token-url; default: ${REMOTE_CLIENT_ID_ENV})"
+        ),
+    )
+    remote.add_argument(
+        "--remote-client-secret",
+        metavar="SECRET",
+        default=os.environ.get(REMOTE_CLIENT_SECRET_ENV) or None,
+        help=f"with --remote-client-id (default: ${REMOTE_CLIENT_SECRET_ENV}, kept out of ps)",
+    )
+    remote.add_argument(
+        "--remote-token-url", metavar="URL", help="with --remote-client-id: the token endpoint"
+    )
+    remote.add_argument(
+        "--remote-scope",
+        action="append",
+        default=[],
+        metavar="SCOPE",
+        help="with --remote-client-id: a scope to ask for (repeatable)",
+    )
+    remote.add_argument(
+        "--remote-cacert", metavar="FILE", help="trust the remote agent's certificate from this CA"
+    )
+    remote.add_argument(
+        "--remote-cert",
+        metavar="FILE",
+        help="a client certificate (PEM) for a remote agent that requires mutual TLS",
+    )
+    remote.add_argument(
+        "--remote-key", metavar="FILE", help="with --remote-cert: its key (default: in the cert)"
     )
     behaviour.add_argument(
         "--log-format",
@@ -480,6 +524,62 @@ async def _resolve_local(
         raise UsageError(_first_line(exc), cause=exc) from None
 
 
+_REMOTE_ONLY = (
+    "remote_client_id",
+    "remote_client_secret",
+    "remote_token_url",
+    "remote_scope",
+    "remote_cacert",
+    "remote_cert",
+    "remote_key",
+    "remote_header",
+)
+
+
+def _refuse_remote_options(args: argparse.Namespace) -> None:
+    """The ``--remote-*`` options are for gateways; refused (not ignored) otherwise.
+
+    Values that came from the environment alone are not the user's mistake here.
+    """
+    env = {
+        "remote_client_id": REMOTE_CLIENT_ID_ENV,
+        "remote_client_secret": REMOTE_CLIENT_SECRET_ENV,
+    }
+    for name in _REMOTE_ONLY:
+        value = getattr(args, name)
+        if value and not (name in env and value == os.environ.get(env[name])):
+            flag = "--" + name.replace("_", "-")
+            raise UsageError(f"{flag} is for a gateway (an http(s):// TARGET)")
+
+
+def _remote_connection(args: argparse.Namespace) -> dict[str, Any]:
+    """How the gateway connects to the remote agent: client credentials, TLS files."""
+    from .common import tls_settings
+
+    options: dict[str, Any] = {}
+    client_id: str | None = args.remote_client_id
+    secret: str | None = args.remote_client_secret
+    if client_id or secret:
+        if not client_id or not secret:
+            raise UsageError(
+                "--remote-client-id and --remote-client-secret go together (or "
+                f"${REMOTE_CLIENT_ID_ENV} and ${REMOTE_CLIENT_SECRET_ENV})"
+            )
+        from ..client.oauth import ClientCredentials
+
+        options["auth"] = ClientCredentials(
+            client_id, secret, token_url=args.remote_token_url, scopes=args.remote_scope
+        )
+    elif args.remote_token_url or args.remote_scope:
+        raise UsageError("--remote-token-url and --remote-scope go with --remote-client-id")
+    verify, cert = tls_settings(args, "remote-")
+    if verify is not True:
+        options["verify"] = verify
+    if cert is not None:
+        options["cert"] = cert
+    return options
+
+
 async def _resolve_remote(
     args: argparse.Namespace, stack: AsyncExitStack
 ) -> tuple[ResolvedAgent, RemoteAgentExecutor]:
@@ -488,7 +588,7 @@ async def _resolve_remote(
 
     url = check_url(args.target)
     headers = dict(parse_header(h) for h in args.remote_header)
-    remote = RemoteAgentExecutor(url, headers=headers)
+    remote = RemoteAgentExecutor(url, headers=headers, **_remote_connection(args))
     stack.push_async_callback(remote.aclose)
     client = await remote.client()  # fails early (exit 4 / 3) when the agent is unreachable
     card = client.card
@@ -561,6 +661,7 @@ async def run(args: argparse.Namespace) -> int:
                 raise UsageError("-o sets adapter options; a gateway has no adapter")
             resolved, _ = await _resolve_remote(args, stack)
         else:
+            _refuse_remote_options(args)
             resolved = await _resolve_local(agent, args, {**options, **adapter_options})
             check_adapter_options(resolved, adapter_options)
         port: int = args.port or _free_port(args.host)

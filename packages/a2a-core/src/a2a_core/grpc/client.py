@@ -11,6 +11,12 @@ and data) are decoded; a bare status maps to the closest class; an
 unreachable agent is ``A2AConnectionError``, a missed deadline
 ``A2ATimeoutError``. Cancelling the awaiting task cancels the call at the
 server too.
+
+OAuth 2.0 client credentials work as over HTTP: when the connection's
+``auth`` is a ``ClientCredentials`` (``A2AClient.connect(auth=...)``), every
+call carries ``authorization: Bearer <token>`` from its cache (fetched and
+refreshed before expiry by it), and a call refused ``UNAUTHENTICATED`` is
+retried once with a fresh token.
 """
 
 from __future__ import annotations
@@ -28,10 +34,11 @@ from pydantic import BaseModel
 
 from ..bindings import TransportConfig
 from ..client.errors import A2AConnectionError, A2ATimeoutError
+from ..client.oauth import ClientCredentials
 from ..client.transports._http import HttpSettings
 from ..client.transports._streams import peeked
 from ..client.transports.base import CallOptions, EventIterator
-from ..errors import A2AError, InvalidAgentResponseError
+from ..errors import A2AError, AuthenticationRequiredError, InvalidAgentResponseError
 from ..types import AgentInterface
 from ..wire.operations import Operation
 from ..wire.v10 import V10Codec
@@ -89,8 +96,11 @@ class GrpcTransport:
         headers: Mapping[str, str] | None = None,
         credentials: grpc.ChannelCredentials | None = None,
         channel: grpc.aio.Channel | None = None,
+        auth: ClientCredentials | None = None,
     ) -> None:
         self.url = url
+        self.auth = auth
+        """Client credentials whose token each call carries (None: only ``headers``)."""
         self.settings = settings or HttpSettings()
         self._limits = self.settings.limits
         self._codec = V10Codec(self._limits)
@@ -133,6 +143,18 @@ class GrpcTransport:
             metadata.append(("a2a-extensions", ",".join(options.extensions)))
         return metadata
 
+    async def _with_token(
+        self, metadata: list[tuple[str, str]], *, fresh: bool
+    ) -> list[tuple[str, str]]:
+        """``metadata`` with the client-credentials token (a fresh one when ``fresh``)."""
+        if self.auth is None:
+            return metadata
+        token = await self.auth.token(force=fresh)
+        if token is None:  # no token endpoint known: the call goes without
+            return metadata
+        kept = [(k, v) for k, v in metadata if k != "authorization"]
+        return [*kept, ("authorization", f"Bearer {token}")]
+
     def _timeout(self, options: CallOptions | None, stream: bool) -> float | None:
         if options is not None and options.timeout is not None:
             return options.timeout
@@ -166,14 +188,21 @@ class GrpcTransport:
             self._channel.unary_unary(f"/{SERVICE}/{op.value}"),
         )
         payload = self._encode(op, request)
-        try:
-            data = await method(
-                payload,
-                timeout=self._timeout(options, stream=False),
-                metadata=self._call_metadata(options),
-            )
-        except grpc.aio.AioRpcError as exc:
-            raise _error(exc) from None
+        metadata = self._call_metadata(options)
+        retry = self.auth is not None
+        while True:
+            try:
+                data = await method(
+                    payload,
+                    timeout=self._timeout(options, stream=False),
+                    metadata=await self._with_token(metadata, fresh=not retry),
+                )
+                break
+            except grpc.aio.AioRpcError as exc:
+                if retry and exc.code() is grpc.StatusCode.UNAUTHENTICATED:
+                    retry = False  # once more, with a fresh token
+                    continue
+                raise _error(exc) from None
         value = self._decode(response_class(op), data)
         return self._codec.decode_result(op, value)
 
@@ -187,8 +216,18 @@ class GrpcTransport:
             "grpc.aio.UnaryStreamMultiCallable[bytes, bytes]",
             self._channel.unary_stream(f"/{SERVICE}/{op.value}"),
         )
-        call = method(self._encode(op, request), metadata=self._call_metadata(options))
-        return await peeked(self._events(call, response_class(op), self._timeout(options, True)))
+        payload = self._encode(op, request)
+        metadata = self._call_metadata(options)
+        retry = self.auth is not None
+        while True:
+            call = method(payload, metadata=await self._with_token(metadata, fresh=not retry))
+            events = self._events(call, response_class(op), self._timeout(options, True))
+            try:
+                return await peeked(events)
+            except AuthenticationRequiredError:  # refused before the first event
+                if not retry:
+                    raise
+                retry = False
 
     async def _events(
         self, call: Any, cls: type[ProtoMessage], idle: float | None
@@ -237,4 +276,10 @@ def _error(exc: grpc.aio.AioRpcError) -> A2AError:
 
 def from_interface(interface: AgentInterface, config: TransportConfig) -> GrpcTransport:
     """The ``TransportFactory`` registered for ``GRPC`` in ``a2a_core.bindings``."""
-    return GrpcTransport(interface.url, settings=config.settings, headers=config.headers)
+    auth = config.http.auth
+    return GrpcTransport(
+        interface.url,
+        settings=config.settings,
+        headers=config.headers,
+        auth=auth if isinstance(auth, ClientCredentials) else None,
+    )

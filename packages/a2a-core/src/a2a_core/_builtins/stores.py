@@ -10,7 +10,8 @@
   query options go to redis-py (``socket_timeout``...).
 - ``postgresql://user[:password]@host:port/db`` (or ``postgres://``); options
   ``?schema=NAME`` (default ``public``), ``?max_tasks=N``, ``?max_sends=N``,
-  ``?pool_min=N``, ``?pool_max=N``; other query options go to libpq
+  ``?pool_min=N``, ``?pool_max=N``, and the event retention ``?stream_max_events=N``
+  and ``?stream_ttl=SECONDS`` (as for Redis); other query options go to libpq
   (``sslmode``, ``connect_timeout``...).
 
 Both factories only parse: the database is opened on first use.
@@ -77,7 +78,15 @@ def open_redis_store(url: str) -> TaskStore:
     return RedisTaskStore(client_url, prefix=prefix, max_tasks=max_tasks, **retention)
 
 
-_POSTGRES_OPTIONS = ("schema", "max_tasks", "max_sends", "pool_min", "pool_max")
+_POSTGRES_OPTIONS = (
+    "schema",
+    "max_tasks",
+    "max_sends",
+    "pool_min",
+    "pool_max",
+    "stream_max_events",
+    "stream_ttl",
+)
 
 
 def open_postgres_store(url: str) -> TaskStore:
@@ -107,6 +116,8 @@ def open_postgres_store(url: str) -> TaskStore:
         max_sends=_positive(ours, "max_sends") or 100_000,
         min_size=int(pool_min[0]) if pool_min is not None else 1,
         max_size=_positive(ours, "pool_max") or 10,
+        stream_max_events=_positive(ours, "stream_max_events") or 1000,
+        stream_ttl=_positive(ours, "stream_ttl") or 3600,
     )
 
 

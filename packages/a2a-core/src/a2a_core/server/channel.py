@@ -59,10 +59,10 @@ checks them over real servers):
 Backends: ``MemoryTaskChannel`` (here); ``redis://`` uses Redis Streams (one
 stream per task: ``XADD`` with approximate ``MAXLEN`` trimming and an expiry
 refreshed on every event, ``XRANGE`` then ``XREAD BLOCK`` to follow) and a
-pub/sub channel for cancel requests (``a2a_core.server.redis_channel``). A
-``postgresql://`` store implements the same with an event table keyed by
-(task id, event id) and ``LISTEN/NOTIFY`` for wake-ups and cancel requests;
-it adds ``"postgresql"`` to the cluster suite's backends (see that module).
+pub/sub channel for cancel requests (``a2a_core.stores.redis_channel``). A
+``postgresql://`` store uses an event table keyed by (task id, event id) and
+``LISTEN/NOTIFY`` (one listening connection per instance) for wake-ups and
+cancel requests (``a2a_core.stores.postgres_channel``).
 """
 
 from __future__ import annotations

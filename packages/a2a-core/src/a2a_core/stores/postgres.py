@@ -14,6 +14,12 @@ under an advisory lock (so instances starting together do not race)::
     a2a_leases   task id -> owner tag, instance, expiry (running tasks only)
     a2a_sends    send key -> task id, expiry (idempotent SendMessage)
 
+and the event channel's tables and ``a2a_publish`` function (live events,
+replay, cancels and push configs shared by the instances on the schema; each
+task's events kept for ``stream_ttl`` seconds after its last one, at most about
+``stream_max_events``): see ``event_channel()`` and
+``a2a_core.stores.postgres_channel``.
+
 The body is text, not jsonb: jsonb refuses ``\\u0000``, which task text may
 hold. Rows are listed by ``(sort_ts, id COLLATE "C")``: the same order and
 page tokens as every other store. Optimistic concurrency is one conditional
@@ -40,6 +46,7 @@ from .base import (
     sort_key,
 )
 from .cluster import Lease, SentMessages, TaskLeases
+from .postgres_channel import PostgresTaskChannel, channel_schema
 
 if TYPE_CHECKING:
     from .postgres_files import PostgresFileBackend
@@ -110,7 +117,9 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
     the pool (``min_size``..``max_size`` connections) opens on first use.
     ``max_tasks`` (default: unbounded) evicts the least recently updated
     terminal tasks on ``create``; ``max_sends`` bounds the idempotency
-    records (the oldest go first). Use a store from one event loop.
+    records (the oldest go first). ``stream_max_events`` and ``stream_ttl``
+    bound each task's retained events (the replay a resubscribe with
+    ``Last-Event-ID`` can get). Use a store from one event loop.
     """
 
     def __init__(
@@ -122,6 +131,8 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
         max_sends: int = 100_000,
         min_size: int = 1,
         max_size: int = 10,
+        stream_max_events: int = 1000,
+        stream_ttl: int = 3600,
     ) -> None:
         if not schema:
             raise ValueError("the schema must not be empty")
@@ -131,6 +142,8 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
             raise ValueError("max_sends must be > 0")
         if min_size < 0 or max_size < max(1, min_size):
             raise ValueError("pool sizes must satisfy 0 <= min_size <= max_size, max_size >= 1")
+        if stream_max_events <= 0 or stream_ttl <= 0:
+            raise ValueError("stream_max_events and stream_ttl must be > 0")
         self._psycopg, self._pool_module = _import_driver()
         self.conninfo = conninfo
         self.schema = schema
@@ -143,7 +156,18 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
         self._closed = False
         self._remembered = 0
         self._sql = _Statements(_quote_ident(schema))
+        self.stream_max_events = stream_max_events
+        self.stream_ttl = stream_ttl
+        self._channel: PostgresTaskChannel | None = None
         self._files: PostgresFileBackend | None = None
+
+    def event_channel(self) -> PostgresTaskChannel:
+        """The channel every instance on this schema shares (events, cancels, push configs)."""
+        if self._channel is None:
+            self._channel = PostgresTaskChannel(
+                self, stream_max_events=self.stream_max_events, stream_ttl=self.stream_ttl
+            )
+        return self._channel
 
     def file_backend(self) -> PostgresFileBackend:
         """Answer files served by URL, shared by every instance on this schema."""
@@ -314,6 +338,8 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
         """Close the pool; idempotent. Later calls raise RuntimeError."""
         if self._closed:
             return
+        if self._channel is not None:
+            await self._channel.aclose()
         self._closed = True
         pool, self._pool = self._pool, None
         if pool is not None:
@@ -363,6 +389,7 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
                 for statement in _SCHEMA.format(s=s).split(";"):
                     if statement.strip():
                         await conn.execute(statement)
+                await conn.execute(channel_schema(s))  # one script: its function holds ";"
                 cur = await conn.execute(f"SELECT version FROM {s}.a2a_schema WHERE name = 'tasks'")
                 found = await cur.fetchone()
                 if found is None:

@@ -22,9 +22,9 @@ in-process store)::
         async def make_store(self) -> TaskStore:
             return RedisTaskStore(URL, prefix=self.prefix)  # one prefix per test
 
-For ``postgresql://``: ``make_store`` returns a ``PostgresTaskStore`` on a
-per-test schema whose ``event_channel()`` is its LISTEN/NOTIFY channel;
-nothing else changes. ``cleanup`` (optional) runs after each test.
+For ``postgresql://``, ``make_store`` returns a ``PostgresTaskStore`` on a
+per-test schema (its ``event_channel()`` is the LISTEN/NOTIFY channel).
+``cleanup`` (optional) runs after each test.
 """
 
 from __future__ import annotations

@@ -24,7 +24,13 @@ in-process store)::
 
 For ``postgresql://``, ``make_store`` returns a ``PostgresTaskStore`` on a
 per-test schema (its ``event_channel()`` is the LISTEN/NOTIFY channel).
-``cleanup`` (optional) runs after each test.
+``cleanup`` (optional) runs after each cluster a test starts (a test may start several).
+
+In-process stores (``memory://``, ``sqlite://``) have no backend channel:
+their instances share live events only through one store object, so
+``make_store`` returns that object (a new one after ``cleanup`` when the
+services closed it). Two processes on one SQLite file share tasks, not live
+events, cancels or push configs: use ``redis://`` or ``postgresql://`` for that.
 """
 
 from __future__ import annotations
@@ -207,7 +213,7 @@ class ClusterConformance(ConformanceSuite):
         raise NotImplementedError(f"{type(self).__qualname__} must implement make_store()")
 
     async def cleanup(self) -> None:
-        """Called after each test (drop keys, schemas...). Optional."""
+        """Called after each cluster a test starts (drop keys, forget a closed store...)."""
 
     # -- the cluster -----------------------------------------------------------------
     @asynccontextmanager

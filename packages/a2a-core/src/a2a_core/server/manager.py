@@ -457,7 +457,9 @@ class TaskManager:
         self.bus: EventBus = bus if bus is not None else MemoryEventBus()
         self.config = config or ManagerConfig()
         self.observers: list[TaskObserver] = list(observers)
-        self.channel: TaskChannel = channel_for(store)
+        # The store as given, not the timing wrapper: a wrapper per service would
+        # otherwise hide the store's channel (or give each service its own).
+        self.channel: TaskChannel = channel_for(self.backend)
         """How this instance shares events and cancels with the others on the store."""
         self.channel.attach(self)
         self._channel_started = False

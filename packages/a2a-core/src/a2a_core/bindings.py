@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 if TYPE_CHECKING:
     import httpx
 
+    from .client.tls import TLSFiles
     from .client.transports._http import HttpSettings
     from .client.transports.base import ClientTransport
     from .server.asgi.routes import ServedBinding
@@ -53,6 +54,9 @@ class TransportConfig:
     headers: Mapping[str, str] = field(default_factory=dict[str, str])
     """Headers for every call (also set on ``http`` when we created it); others send them
     as their own metadata."""
+    tls: TLSFiles | None = None
+    """The CA bundle and client certificate given as files (``verify=`` / ``cert=``), for
+    transports that open their own TLS connections (gRPC); HTTP ones use ``http``."""
 
 
 TransportFactory = Callable[["AgentInterface", TransportConfig], "ClientTransport"]

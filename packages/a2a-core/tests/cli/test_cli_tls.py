@@ -45,7 +45,8 @@ def agent(pki: PKI) -> Iterator[str]:
     url = f"https://127.0.0.1:{port}"
     tls = ["--tls-cert", str(pki.server.cert), "--tls-key", str(pki.server.key)]
     args = [f"{AGENTS_FILE}:ScriptedAgent", "--port", str(port), "--public-url", url, *tls]
-    with ServeProcess([*args, "--tls-client-ca", str(pki.ca.cert_path)]) as process:
+    mutual = ["--tls-client-ca", str(pki.ca.cert_path), "--grpc-port", "0"]
+    with ServeProcess([*args, *mutual]) as process:
         assert process.start() == url
         assert "mutual TLS (caller: certificate CN)" in process.wait_output("Press Ctrl-C")
         yield url
@@ -57,9 +58,13 @@ def test_a_caller_with_a_certificate_is_served(
     code, out, err = cli(capsys, "send", agent, "hello", *pki.as_(pki.alice))
     assert (code, err) == (0, "")
     assert out.splitlines()[-1] == "Echo: hello"
+    code, out, err = cli(capsys, "send", agent, "hello", "--binding", "grpc", *pki.as_(pki.bob))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == "Echo: hello"
     code, out, _ = cli(capsys, "card", agent, *pki.as_(pki.bob))
     assert code == 0
     assert "Security:" in out
+    assert "  GRPC       1.0   grpcs://127.0.0.1:" in out
     assert "mutual TLS" in out.lower() or "mtls" in out.lower()
 
 

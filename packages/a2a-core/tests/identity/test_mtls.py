@@ -177,3 +177,41 @@ def test_configuration_mistakes_are_named(pki: PKI, tmp_path: Path) -> None:
         ServerTLS(pki.server.cert, pki.server.key, key_password="s3cret")
     )
     assert "s3cret" not in repr(ServerTLS(pki.server.cert, pki.server.key, key_password="s3cret"))
+
+
+async def test_grpc_serves_the_same_tls_and_takes_the_same_principal(pki: PKI) -> None:
+    pytest.importorskip("grpc")
+    ca = str(pki.ca.cert_path)
+    async with running_server(AskingAgent(), tls=pki.tls(), grpc_port=0) as srv:
+
+        async def over_grpc(who: IssuedCert) -> A2AClient:
+            client = await A2AClient.connect(
+                srv.url, verify=ca, cert=who.pair, preferred_bindings=["GRPC"]
+            )
+            assert client.interface is not None
+            assert client.interface.protocol_binding == "GRPC"
+            assert client.interface.url.startswith("grpcs://localhost:")
+            return client
+
+        alice = await over_grpc(pki.alice)
+        bob = await over_grpc(pki.bob)
+        async with alice, bob:
+            task_id = (await alice.send("hello")).task_id
+            assert task_id is not None
+            assert (await alice.get_task(task_id)).id == task_id
+            with pytest.raises(TaskNotFoundError):
+                await bob.get_task(task_id)
+            assert task_id not in [t.id for t in (await bob.list_tasks()).tasks]
+        # the task belongs to alice whichever binding she uses
+        async with await pki.client(srv.url, pki.alice) as over_http:
+            assert (await over_http.get_task(task_id)).id == task_id
+        address = srv.grpc_address
+        assert address is not None
+        grpc_url = f"grpcs://localhost:{address.rpartition(':')[2]}"
+        for presented in (None, pki.impostor):
+            cert = presented.pair if presented is not None else None
+            async with A2AClient.for_endpoint(
+                grpc_url, binding="GRPC", verify=ca, cert=cert, timeout=10
+            ) as refused:
+                with pytest.raises(A2AConnectionError):
+                    await refused.get_task(task_id)

@@ -333,11 +333,14 @@ async def connect(args: argparse.Namespace) -> AsyncGenerator[A2AClient]:
     timeout, stream_timeout = _timeouts(args)
     binding: str | None = args.binding
     version: str | None = args.protocol_version
+    _ssl(args)  # the TLS files are usable (a usage error otherwise)
+    verify, cert = tls_settings(args)
     client = await A2AClient.connect(
         url,
         headers=_headers(args),
         auth=client_credentials(args),
-        verify=_ssl(args),
+        verify=verify,
+        cert=cert,
         timeout=timeout,
         stream_timeout=stream_timeout,
         preferred_versions=(version,) if version else ("1.0", "0.3"),

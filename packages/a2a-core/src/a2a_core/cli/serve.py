@@ -673,7 +673,9 @@ async def run(args: argparse.Namespace) -> int:
             if "1.0" not in versions:
                 raise UsageError("--grpc-port serves A2A 1.0: add 1.0 to --versions")
             grpc_port = grpc_port or _free_port(args.host)
-            grpc_address = public_grpc_address(args.host, grpc_port, args.public_url)
+            grpc_address = public_grpc_address(
+                args.host, grpc_port, args.public_url, secure=tls is not None
+            )
         interfaces = _interfaces(base, versions, grpc_address)
         signer = _card_signer(args)
         card = _card(resolved, options, args.skill, interfaces)

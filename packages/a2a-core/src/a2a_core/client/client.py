@@ -59,7 +59,7 @@ from .discovery import CardCache, CardResolver
 from .interfaces import DEFAULT_VERSIONS, NoCompatibleInterfaceError, select_interface
 from .oauth import ClientCredentials
 from .results import SendResult, TaskTracker, settles
-from .tls import ClientCert, VerifySetting, client_ssl_context
+from .tls import ClientCert, TLSFiles, VerifySetting, client_ssl_context, tls_files
 from .transports._early import answer_early
 from .transports._http import HttpSettings
 from .transports.base import CallOptions, ClientTransport, EventIterator, StreamPosition
@@ -306,7 +306,7 @@ class A2AClient:
                 limits=response_limits,
                 headers=dict(headers or {}) if not owns_http else {},
             )
-            transport = _transport(interface, http, settings, headers)
+            transport = _transport(interface, http, settings, headers, tls_files(verify, cert))
         except BaseException:
             if owns_http:
                 await http.aclose()
@@ -353,7 +353,7 @@ class A2AClient:
             limits=response_limits,
             headers=dict(headers or {}) if not owns_http else {},
         )
-        transport = _transport(interface, http, settings, headers)
+        transport = _transport(interface, http, settings, headers, tls_files(verify, cert))
         closers = [http.aclose] if owns_http else []
         return cls(
             transport, card=card, interface=interface, extensions=extensions, closers=closers
@@ -833,6 +833,7 @@ def _transport(
     http: httpx.AsyncClient,
     settings: HttpSettings,
     headers: Mapping[str, str] | None,
+    tls: TLSFiles | None = None,
 ) -> ClientTransport:
     """The registered binding's transport for ``interface`` (see ``a2a_core.bindings``)."""
     entry = binding(interface.protocol_binding)
@@ -841,4 +842,4 @@ def _transport(
             f"No binding {interface.protocol_binding[:40]!r} is registered in a2a_core.bindings"
         )
     factory = entry.transport_factory()
-    return factory(interface, TransportConfig(http, settings, dict(headers or {})))
+    return factory(interface, TransportConfig(http, settings, dict(headers or {}), tls))

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import ssl
+from dataclasses import dataclass
 
-__all__ = ["ClientCert", "VerifySetting", "client_ssl_context"]
+__all__ = ["ClientCert", "TLSFiles", "VerifySetting", "client_ssl_context", "tls_files"]
 
 VerifySetting = ssl.SSLContext | str | os.PathLike[str] | bool
 """``verify=``: True (system CAs), a CA bundle path, an ``SSLContext``, or False."""
@@ -48,3 +49,35 @@ def client_ssl_context(
                 raise ValueError(f"client certificate file not found: {os.fspath(path)!r}")
         context.load_cert_chain(certfile, keyfile)
     return context
+
+
+@dataclass(frozen=True, slots=True)
+class TLSFiles:
+    """The PEM bytes of ``verify`` / ``cert`` given as files, for transports that cannot take
+    an ``ssl.SSLContext`` (gRPC): trusted roots, client certificate chain, its key."""
+
+    roots: bytes | None = None
+    cert: bytes | None = None
+    key: bytes | None = None
+
+    def __repr__(self) -> str:  # never the key
+        return f"TLSFiles(roots={self.roots is not None}, cert={self.cert is not None})"
+
+
+def _read(path: str | os.PathLike[str]) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def tls_files(verify: VerifySetting = True, cert: ClientCert | None = None) -> TLSFiles | None:
+    """The files behind ``verify`` / ``cert``; None when they name none (system roots, no
+    client certificate, or a ready ``SSLContext``, whose files cannot be read back)."""
+    roots = _read(verify) if isinstance(verify, str | os.PathLike) else None
+    chain = key = None
+    if cert is not None:
+        certfile, keyfile = cert if isinstance(cert, tuple) else (cert, None)
+        chain = _read(certfile)
+        key = _read(keyfile) if keyfile is not None else chain  # the key in the cert file
+    if roots is None and chain is None:
+        return None
+    return TLSFiles(roots, chain, key)

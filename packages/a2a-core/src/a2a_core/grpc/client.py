@@ -16,7 +16,10 @@ OAuth 2.0 client credentials work as over HTTP: when the connection's
 ``auth`` is a ``ClientCredentials`` (``A2AClient.connect(auth=...)``), every
 call carries ``authorization: Bearer <token>`` from its cache (fetched and
 refreshed before expiry by it), and a call refused ``UNAUTHENTICATED`` is
-retried once with a fresh token.
+retried once with a fresh token. Over TLS, the CA bundle and client certificate
+given to ``connect`` as files (``verify="ca.pem"``, ``cert=...``) are used too
+(mutual TLS); an ``ssl.SSLContext`` cannot be read back, so with one gRPC
+trusts the system roots.
 """
 
 from __future__ import annotations
@@ -277,9 +280,16 @@ def _error(exc: grpc.aio.AioRpcError) -> A2AError:
 def from_interface(interface: AgentInterface, config: TransportConfig) -> GrpcTransport:
     """The ``TransportFactory`` registered for ``GRPC`` in ``a2a_core.bindings``."""
     auth = config.http.auth
+    credentials = None
+    files = config.tls
+    if files is not None and grpc_target(interface.url)[1]:
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=files.roots, private_key=files.key, certificate_chain=files.cert
+        )
     return GrpcTransport(
         interface.url,
         settings=config.settings,
         headers=config.headers,
+        credentials=credentials,
         auth=auth if isinstance(auth, ClientCredentials) else None,
     )

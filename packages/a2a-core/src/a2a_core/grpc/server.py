@@ -43,6 +43,7 @@ from ..errors import (
     InvalidParamsError,
     VersionNotSupportedError,
 )
+from ..identity import connection_tls
 from ..server.asgi.edge import Edge
 from ..server.asgi.http import negotiate_version
 from ..server.context import ServerCallContext
@@ -97,9 +98,12 @@ def _serialize(message: ProtoMessage) -> bytes:
 class _Binding:
     """Per-app handlers: metadata -> call context, proto <-> model, errors -> status."""
 
-    def __init__(self, edge: Edge, mapping: HttpStatusMapping) -> None:
+    def __init__(
+        self, edge: Edge, mapping: HttpStatusMapping, client_certificates: bool = False
+    ) -> None:
         self.edge = edge
         self.mapping = mapping
+        self.client_certificates = client_certificates
         self.codec = V10Codec(edge.limits)
         self.service = edge.service
 
@@ -140,11 +144,15 @@ class _Binding:
     ) -> tuple[BaseModel, ServerCallContext]:
         headers = _headers(context)
         edge = self.edge
-        principal = (
-            await edge.principal(headers)
-            if edge.authenticate is not None or edge.require_auth
-            else None
-        )
+        tls = connection_tls.set(_peer_tls(context) if self.client_certificates else None)
+        try:
+            principal = (
+                await edge.principal(headers)
+                if edge.authenticate is not None or edge.require_auth
+                else None
+            )
+        finally:
+            connection_tls.reset(tls)
         version = headers.get("a2a-version")
         if version is not None and version.strip() and negotiate_version(version) != "1.0":
             raise VersionNotSupportedError(
@@ -275,6 +283,22 @@ class _Binding:
         await context.abort(_STATUS.get(name, grpc.StatusCode.INTERNAL), error.message)
 
 
+def _peer_tls(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, Any] | None:
+    """The call's verified client certificate, as the ASGI TLS extension states it."""
+    facts = context.auth_context() or {}
+    if list(facts.get("transport_security_type") or ()) != [b"ssl"]:
+        return None
+    pems = [pem.decode("ascii") for pem in facts.get("x509_pem_cert") or ()]
+    return {
+        "server_cert": None,
+        "client_cert_chain": pems[:1],
+        "client_cert_name": None,
+        "client_cert_error": None,
+        "tls_version": None,
+        "cipher_suite": None,
+    }
+
+
 def _headers(context: grpc.aio.ServicerContext[Any, Any]) -> dict[str, str]:
     """Invocation metadata as lower-case headers (binary ``-bin`` keys are left out)."""
     headers: dict[str, str] = {}
@@ -299,6 +323,10 @@ class GrpcServer:
       or "1.0.0", which the conformance kit expects); None: the app's
       ``http_status_mapping``.
     - ``credentials``: ``grpc.ServerCredentials`` for TLS (None: plaintext).
+    - ``client_certificates``: the ``credentials`` require and verify client
+      certificates (``require_client_auth=True``): each call's certificate goes to
+      the auth backends (``a2a_core.mtls.MutualTLSAuth``). Never set it for
+      credentials that accept unverified certificates.
     """
 
     def __init__(
@@ -311,7 +339,10 @@ class GrpcServer:
         max_concurrent_rpcs: int | None = None,
         status_mapping: HttpStatusMapping | str | None = None,
         credentials: grpc.ServerCredentials | None = None,
+        client_certificates: bool = False,
     ) -> None:
+        if client_certificates and credentials is None:
+            raise ValueError("client_certificates needs TLS credentials that require them")
         if max_message_bytes is not None and max_message_bytes <= 0:
             raise ValueError("max_message_bytes must be > 0")
         self.host = host
@@ -321,6 +352,7 @@ class GrpcServer:
         self._max_concurrent_streams = max_concurrent_streams
         self._max_concurrent_rpcs = max_concurrent_rpcs
         self._credentials = credentials
+        self._client_certificates = client_certificates
         self._server: grpc.aio.Server | None = None
         self._attached = False
 
@@ -360,7 +392,9 @@ class GrpcServer:
             getattr(app, "http_status_mapping", HttpStatusMapping.V1_0_1)
         )
         assert self._server is not None
-        self._server.add_generic_rpc_handlers((_Binding(edge, mapping).handler(),))
+        self._server.add_generic_rpc_handlers(
+            (_Binding(edge, mapping, self._client_certificates).handler(),)
+        )
         self._attached = True
         return port
 

@@ -83,15 +83,19 @@ def public_base_url(
     return f"{scheme}://{name}:{port}"
 
 
-def public_grpc_address(host: str, port: int, public_url: str | None = None) -> str:
+def public_grpc_address(
+    host: str, port: int, public_url: str | None = None, *, secure: bool = False
+) -> str:
     """The ``host:port`` published for the gRPC interface (loopback shown as ``localhost``).
 
-    With ``public_url``, its host name (as given) with the gRPC port.
+    With ``public_url``, its host name (as given) with the gRPC port; ``secure``
+    (served over TLS): ``grpcs://host:port``.
     """
     name = urlsplit(public_url).hostname if public_url else None
     if not name:
         name = "localhost" if host in _LOOPBACK_HOSTS else host
-    return f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
+    address = f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
+    return f"grpcs://{address}" if secure else address
 
 
 class _GrpcSide:
@@ -120,12 +124,21 @@ def _grpc_side(
     grpc_port: int | None,
     public_url: str | None,
     grpc_options: Mapping[str, Any] | None,
+    tls: ServerTLS | None = None,
 ) -> tuple[_GrpcSide | None, str | None]:
-    """The gRPC listener (bound, not started) and its published address, when asked for."""
+    """The gRPC listener (bound, not started) and its published address, when asked for.
+
+    With ``tls`` (and no ``credentials`` of its own), it serves TLS with the same
+    certificate and client CA.
+    """
     if grpc_port is None:
         return None, None
-    side = _GrpcSide(host, grpc_port, dict(grpc_options or {}))
-    return side, public_grpc_address(host, side.port, public_url)
+    options = dict(grpc_options or {})
+    if tls is not None and "credentials" not in options:
+        options.update(tls.grpc_options())
+    side = _GrpcSide(host, grpc_port, options)
+    secure = options.get("credentials") is not None
+    return side, public_grpc_address(host, side.port, public_url, secure=secure)
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -268,7 +281,7 @@ async def serve_async(
     try:
         port = sock.getsockname()[1]
         base = public_base_url(host, port, public_url, scheme=scheme)
-        grpc, grpc_address = _grpc_side(host, grpc_port, public_url, grpc_options)
+        grpc, grpc_address = _grpc_side(host, grpc_port, public_url, grpc_options, tls)
         app = _build(
             agent_or_service,
             card,
@@ -384,7 +397,7 @@ async def running_server(
     grpc: _GrpcSide | None = None
     try:
         base = public_base_url(host, bound_port, public_url, scheme=scheme)
-        grpc, grpc_address = _grpc_side(host, grpc_port, public_url, grpc_options)
+        grpc, grpc_address = _grpc_side(host, grpc_port, public_url, grpc_options, tls)
         app = _build(
             agent_or_service,
             card,

@@ -13,6 +13,10 @@ for that connection's requests adds the ASGI TLS extension
 certificate in PEM, ``client_cert_name`` in RFC 4514, ``tls_version``), read
 from the transport's ``ssl_object``. Python's ``ssl`` exposes only the leaf of
 the client's chain, and no cipher suite number (``cipher_suite`` is None).
+
+The gRPC listener beside it (``grpc_port``) serves with the same certificate
+and client CA; its calls' client certificates reach ``MutualTLSAuth`` the
+same way, and the card lists it as ``grpcs://host:port``.
 """
 
 from __future__ import annotations
@@ -86,12 +90,31 @@ class ServerTLS:
             options["ssl_cert_reqs"] = ssl.CERT_REQUIRED
         return options
 
+    def grpc_options(self) -> dict[str, Any]:
+        """``GrpcServer`` keywords serving gRPC with the same certificate (and client CA)."""
+        import grpc
+
+        if self.key_password is not None:
+            raise ValueError("gRPC cannot read an encrypted key: give an unencrypted one")
+        cert = _read(self.cert)
+        key = _read(self.key) if self.key is not None else cert  # the key in the cert file
+        roots = _read(self.client_ca) if self.client_ca is not None else None
+        credentials = grpc.ssl_server_credentials(
+            [(key, cert)], root_certificates=roots, require_client_auth=self.mutual
+        )
+        return {"credentials": credentials, "client_certificates": self.mutual}
+
     def __repr__(self) -> str:  # never the key password
         return (
             f"ServerTLS(cert={os.fspath(self.cert)!r}, client_ca="
             f"{os.fspath(self.client_ca) if self.client_ca else None!r}, "
             f"principal_field={self.principal_field!r})"
         )
+
+
+def _read(path: str | os.PathLike[str]) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
 
 
 def tls_extension(transport: asyncio.BaseTransport) -> dict[str, Any] | None:

@@ -307,6 +307,15 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--remote-key", metavar="FILE", help="with --remote-cert: its key (default: in the cert)"
     )
     behaviour.add_argument(
+        "--passthrough",
+        action="store_true",
+        help=(
+            "gateway only: forward each caller's bearer token to the remote agent instead of "
+            "the gateway's own credentials (needs --oidc-issuer or --bearer-token: only a "
+            "token the gateway accepted is forwarded; see docs/security.md)"
+        ),
+    )
+    behaviour.add_argument(
         "--log-format",
         default="text",
         choices=("text", "json"),
@@ -533,6 +542,7 @@ _REMOTE_ONLY = (
     "remote_cert",
     "remote_key",
     "remote_header",
+    "passthrough",
 )
 
 
@@ -588,7 +598,14 @@ async def _resolve_remote(
 
     url = check_url(args.target)
     headers = dict(parse_header(h) for h in args.remote_header)
-    remote = RemoteAgentExecutor(url, headers=headers, **_remote_connection(args))
+    if args.passthrough and not (args.oidc_issuer or args.bearer_token):
+        raise UsageError(
+            "--passthrough forwards the token each caller was authenticated with: "
+            "give --oidc-issuer (or --bearer-token) so the gateway authenticates its callers"
+        )
+    remote = RemoteAgentExecutor(
+        url, headers=headers, passthrough=args.passthrough, **_remote_connection(args)
+    )
     stack.push_async_callback(remote.aclose)
     client = await remote.client()  # fails early (exit 4 / 3) when the agent is unreachable
     card = client.card

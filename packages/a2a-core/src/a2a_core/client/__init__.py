@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         CardResolver,
         card_urls,
     )
+    from ..identity import Credential, MissingCredentialError
     from .errors import A2AConnectionError, A2ATimeoutError
     from .interfaces import NoCompatibleInterfaceError, select_interface
     from .loop import BackgroundLoop
@@ -53,9 +54,11 @@ __all__ = [
     "ClientCredentials",
     "ClientTransport",
     "Content",
+    "Credential",
     "EventStream",
     "InProcessTransport",
     "JsonRpcTransport",
+    "MissingCredentialError",
     "NoCompatibleInterfaceError",
     "RemoteAgentExecutor",
     "RemoteAgentSession",
@@ -94,6 +97,8 @@ _LAZY = {
     "ClientCredentials": ".oauth",
     "TokenError": ".oauth",
     "card_urls": ".discovery",
+    "Credential": "..identity",
+    "MissingCredentialError": "..identity",
     "A2AConnectionError": ".errors",
     "A2ATimeoutError": ".errors",
     "NoCompatibleInterfaceError": ".interfaces",

@@ -65,7 +65,7 @@ from .transports._http import HttpSettings
 from .transports.base import CallOptions, ClientTransport, EventIterator, StreamPosition
 
 if TYPE_CHECKING:
-    from ..identity import Principal
+    from ..identity import Credential, Principal
     from ..signing import CardVerifier
     from .transports.inprocess import LocalService
 
@@ -386,6 +386,28 @@ class A2AClient:
             interface=interface,
             extensions=extensions,
         )
+
+    def with_credential(self, credential: Credential) -> A2AClient:
+        """This client acting for a caller: every call carries ``credential`` (token passthrough).
+
+        The view shares this client's connection and card; the client's own
+        auth (``auth=``, a static ``Authorization`` header) is not applied to
+        its calls, and a ``401`` is not retried with the client's own token.
+        Closing the view closes nothing. Forward a token only to an agent it is
+        meant for (its audience): see docs/security.md.
+        """
+        view = A2AClient(self.transport, card=self.card, interface=self.interface)
+        view.extensions = self.extensions
+        view._closers = []
+        base = self._default_options or CallOptions(extensions=self.extensions)
+        view._default_options = dataclasses.replace(base, credential=credential)
+        return view
+
+    @property
+    def credential(self) -> Credential | None:
+        """The caller's credential this client forwards (None: it uses its own auth)."""
+        options = self._default_options
+        return options.credential if options is not None else None
 
     # -- facts ----------------------------------------------------------------------
     @property

@@ -8,6 +8,10 @@ are relayed through the local ``TaskUpdater``. A local cancel cancels the
 remote task; continuing a local input-required task continues the remote
 task it maps to. The local-to-remote id maps live in this object (bounded,
 least recently used dropped), so a gateway keeps them per process.
+With ``passthrough=True`` every remote call (send, poll, resubscribe,
+cancel) carries the bearer token the local caller was authenticated with
+instead of the executor's own auth, so the remote agent acts for the end
+user; a request without one is refused (401) before a task exists.
 
 ``remote_skills`` turns a remote card's skills into ``RemoteSkill``
 descriptors for the framework adapters. Their text is untrusted: cleaned,
@@ -21,7 +25,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import UnsupportedOperationError
+from ..errors import AuthenticationRequiredError, UnsupportedOperationError
 from ..server.executor import AgentExecutor, RequestContext
 from ..server.updater import TaskUpdater
 from ..types import (
@@ -235,6 +239,9 @@ class RemoteAgentExecutor(AgentExecutor):
     forbids streaming (default: what the remote card declares). Without
     streaming the remote task is started without blocking, so a local cancel
     can reach it, and polled (``poll_interval``: first and longest delay).
+    ``passthrough`` forwards each caller's bearer token instead of the
+    executor's own auth (off by default; the local server must authenticate
+    its callers: see docs/security.md).
     """
 
     def __init__(
@@ -245,8 +252,10 @@ class RemoteAgentExecutor(AgentExecutor):
         forward_metadata: bool = True,
         poll_interval: tuple[float, float] = (0.02, 2.0),
         max_tracked: int = 10_000,
+        passthrough: bool = False,
         **connect_options: Any,
     ) -> None:
+        self.passthrough = passthrough
         if isinstance(target, A2AClient):
             self._client: A2AClient | None = target
             self._owns_client = False
@@ -261,7 +270,9 @@ class RemoteAgentExecutor(AgentExecutor):
         self._connect_options: dict[str, Any] = {"timeout": 600.0, **connect_options}
         self._connecting: asyncio.Lock | None = None
         self._remote_tasks: BoundedMap[str, tuple[str, str | None]] = BoundedMap(max_tracked)
-        self._remote_contexts: BoundedMap[str, str] = BoundedMap(max_tracked)
+        self._remote_contexts: BoundedMap[tuple[str | None, str], str] = BoundedMap(max_tracked)
+        """(local owner, local context) -> remote context: a context id is the caller's to
+        choose, so one caller's id never continues another caller's remote context."""
         self._cancel_sent: BoundedMap[str, bool] = BoundedMap(max_tracked)
         """Remote tasks a cancel was sent to (bounded like the id maps: a cancel of a task
         that already ended would otherwise stay forever)."""
@@ -287,7 +298,27 @@ class RemoteAgentExecutor(AgentExecutor):
         """Map a local task and context to the remote ones, so follow-ups and cancels reach them."""
         self._remote_tasks.remember(context.task_id, (task_id, context_id))
         if context_id:
-            self._remote_contexts.remember(context.context_id, context_id)
+            self._remote_contexts.remember((context.call.owner, context.context_id), context_id)
+
+    # -- passthrough ------------------------------------------------------------------
+    def admit(self, context: RequestContext) -> None:
+        """With passthrough, refuse (401) a request without a caller credential to forward."""
+        if self.passthrough and context.credential is None:
+            raise AuthenticationRequiredError(
+                "This agent acts for its caller: send a bearer token it accepts"
+            )
+
+    async def _acting(self, context: RequestContext) -> A2AClient:
+        """The client for this request: acting for its caller with passthrough."""
+        client = await self.client()
+        if not self.passthrough:
+            return client
+        credential = context.credential
+        if credential is None:
+            raise AuthenticationRequiredError(
+                "This agent acts for its caller: send a bearer token it accepts"
+            )
+        return client.with_credential(credential)
 
     def remote_task_id(self, local_task_id: str) -> str | None:
         """The remote task a local task is mapped to (None if unknown)."""
@@ -299,7 +330,9 @@ class RemoteAgentExecutor(AgentExecutor):
         source = context.message
         mapped = self._remote_tasks.get(context.task_id)
         task_id: str | None = None
-        remote_context: str | None = self._remote_contexts.get(context.context_id)
+        remote_context: str | None = self._remote_contexts.get(
+            (context.call.owner, context.context_id)
+        )
         if mapped is not None:
             if context.is_continuation:
                 task_id = mapped[0]
@@ -315,7 +348,7 @@ class RemoteAgentExecutor(AgentExecutor):
         )
 
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
-        client = await self.client()
+        client = await self._acting(context)
         relay = _Relay(self, context, updater)
         message = self._outgoing(context)
         use_stream = self.streaming if self.streaming is not None else client.supports_streaming
@@ -370,8 +403,14 @@ class RemoteAgentExecutor(AgentExecutor):
 
     async def cancel(self, context: RequestContext, updater: TaskUpdater) -> None:
         remote_id = self.remote_task_id(context.task_id)
-        if remote_id is not None and self._client is not None:
-            await self._cancel_remote(self._client, remote_id)
+        if remote_id is None or self._client is None:
+            return
+        client = self._client
+        if self.passthrough:
+            if context.credential is None:
+                return
+            client = client.with_credential(context.credential)
+        await self._cancel_remote(client, remote_id)
 
     async def _cancel_remote(self, client: A2AClient, remote_id: str) -> None:
         self._cancel_sent.remember(remote_id, True)

@@ -20,7 +20,12 @@ What that takes is the same everywhere, so it lives here, in
   when the cancel arrives before the remote task's id did;
 - sync code: ``ask_sync`` / ``stream_text_sync`` run on one background
   event loop (``BackgroundLoop.shared()``), from any thread, including one
-  whose own event loop is running.
+  whose own event loop is running;
+- token passthrough (opt-in, ``passthrough=True``): each ``ask`` forwards the
+  ``credential`` its caller hands over (the end user's token) instead of the
+  session's own auth, and refuses (``MissingCredentialError``) when there is
+  none. Conversations are then kept per credential, so one user never
+  continues another user's remote task or context.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from typing import Any, Literal
 
 from ..errors import A2AError
 from ..files import FileRefusedError
+from ..identity import Credential, MissingCredentialError
 from ..types import (
     AgentCard,
     Message,
@@ -279,6 +285,8 @@ class RemoteAgentSession:
     (``download_files``) when they are on the agent's own origin or in
     ``allowed_file_origins`` (those through the SSRF URL policy), up to
     ``max_file_bytes`` each; a file that may not be fetched stays a URL part.
+    ``passthrough`` forwards each call's ``credential`` (the caller's token)
+    instead of the session's own auth; off by default (see docs/security.md).
     Other keywords go to ``A2AClient.connect`` (``headers``, ``auth``,
     ``timeout`` per request, ``preferred_bindings``...).
     """
@@ -295,9 +303,11 @@ class RemoteAgentSession:
         download_files: bool = True,
         max_file_bytes: int = DEFAULT_MAX_DOWNLOAD_BYTES,
         allowed_file_origins: Sequence[str] = (),
+        passthrough: bool = False,
         **connect_options: Any,
     ) -> None:
         self._given: A2AClient | None = None
+        self.passthrough = passthrough
         self.card: AgentCard | None = card
         self.url: str | None = None
         if isinstance(target, A2AClient):
@@ -342,19 +352,43 @@ class RemoteAgentSession:
             return self.label
         return sanitize_text(self.card.name, 128, single_line=True) or self.label
 
-    def context_id(self, conversation: str = "") -> str | None:
+    def context_id(
+        self, conversation: str = "", credential: Credential | None = None
+    ) -> str | None:
         """The remote contextId of a local conversation (None before its first answer)."""
-        return self._contexts.get(conversation)
+        return self._contexts.get(self._key(conversation, credential))
 
-    def waiting_task(self, conversation: str = "") -> str | None:
+    def waiting_task(
+        self, conversation: str = "", credential: Credential | None = None
+    ) -> str | None:
         """The remote task that waits for this conversation's next message, if any."""
-        found = self._waiting.get(conversation)
+        found = self._waiting.get(self._key(conversation, credential))
         return found[0] if found is not None else None
 
-    def forget(self, conversation: str = "") -> None:
+    def forget(self, conversation: str = "", credential: Credential | None = None) -> None:
         """Drop a conversation's remote state (the next ask starts afresh)."""
-        self._contexts.pop(conversation)
-        self._waiting.pop(conversation)
+        key = self._key(conversation, credential)
+        self._contexts.pop(key)
+        self._waiting.pop(key)
+
+    # -- passthrough -----------------------------------------------------------------------
+    def forwarded(self, credential: Credential | None) -> Credential | None:
+        """The credential a call forwards: ``credential`` with passthrough on (refused with
+        ``MissingCredentialError`` when there is none), None with it off (own auth)."""
+        if not self.passthrough:
+            return None
+        if credential is None:
+            raise MissingCredentialError(
+                f"the call to {self.label} forwards its caller's credential (passthrough), "
+                "and this call has none: it is not sent with any other credential"
+            )
+        return credential
+
+    def _key(self, conversation: str, credential: Credential | None) -> str:
+        """The conversation's key: with passthrough, per caller credential."""
+        if not self.passthrough or credential is None:
+            return conversation
+        return f"{conversation}\x1f{credential.fingerprint}"
 
     # -- the client ------------------------------------------------------------------------
     async def client(self) -> A2AClient:
@@ -404,10 +438,13 @@ class RemoteAgentSession:
         metadata: Mapping[str, Any] | None = None,
         new_task: bool = False,
         errors: Errors = "raise",
+        credential: Credential | None = None,
     ) -> RemoteReply:
         """Send one message in ``conversation`` (continuing its waiting task) and wait.
 
         ``new_task`` starts a new remote task even when one waits (same context).
+        ``credential``: the caller's token, forwarded when the session has
+        ``passthrough`` on (ignored otherwise: the session's own auth is used).
 
         Streams when the agent can (``on_event`` sees every event, ``on_text``
         the artifact text as it arrives), else starts the task without
@@ -416,10 +453,13 @@ class RemoteAgentSession:
         ``errors="reply"`` come back as a reply whose ``error`` is set.
         """
         parts = outgoing_parts(content, data)
+        key = self._key(conversation, credential)
         try:
+            forwarded = self.forwarded(credential)
             client = await self.client()
-            exchange = _Exchange(self, client, on_text, on_event, metadata)
-            result = await self._ask(exchange, parts, conversation, new_task)
+            acting = client.with_credential(forwarded) if forwarded is not None else client
+            exchange = _Exchange(self, acting, on_text, on_event, metadata)
+            result = await self._ask(exchange, parts, key, new_task)
         except Exception as exc:
             if errors == "raise":
                 raise
@@ -428,7 +468,7 @@ class RemoteAgentSession:
         reply = RemoteReply.of_result(result, self.name, self.label, self.max_answer_chars)
         if self.download_files and any(p.url is not None for p in reply.parts):
             reply = await self._downloaded(client, reply)
-        self._learn(conversation, reply)
+        self._learn(key, reply)
         return reply
 
     async def _downloaded(self, client: A2AClient, reply: RemoteReply) -> RemoteReply:
@@ -472,6 +512,7 @@ class RemoteAgentSession:
         data: Any = None,
         conversation: str = "",
         metadata: Mapping[str, Any] | None = None,
+        credential: Credential | None = None,
     ) -> AsyncGenerator[str]:
         """The answer's text as it arrives (the whole text once when nothing streamed)."""
         queue: asyncio.Queue[str | None] = asyncio.Queue()
@@ -484,6 +525,7 @@ class RemoteAgentSession:
                     conversation=conversation,
                     on_text=queue.put_nowait,
                     metadata=metadata,
+                    credential=credential,
                 )
             finally:
                 queue.put_nowait(None)

@@ -135,13 +135,18 @@ class GrpcTransport:
         return self._opened
 
     def _call_metadata(self, options: CallOptions | None) -> list[tuple[str, str]]:
-        if options is None or (not options.extensions and not options.headers):
+        if options is None or (
+            not options.extensions and not options.headers and options.credential is None
+        ):
             return self._metadata
         metadata = list(self._metadata)
         if options.headers:
             extra = _metadata_pairs(options.headers)
             names = {k for k, _ in extra}
             metadata = [(k, v) for k, v in metadata if k not in names] + extra
+        if options.credential is not None:  # a forwarded caller's token replaces our own
+            metadata = [(k, v) for k, v in metadata if k != "authorization"]
+            metadata.append(("authorization", options.credential.authorization))
         if options.extensions:
             metadata.append(("a2a-extensions", ",".join(options.extensions)))
         return metadata

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ..identity import Principal
+from ..identity import Credential, Principal
 
-__all__ = ["Principal", "ServerCallContext", "owner_key", "owner_principal"]
+__all__ = ["Credential", "Principal", "ServerCallContext", "owner_key", "owner_principal"]
 
 _SCOPED = "\x1f"  # unit separator: never the start of an ordinary principal id
 
@@ -54,3 +54,20 @@ class ServerCallContext:
         """The scope tasks are kept in: the principal and the tenant (None: anonymous, no
         tenant); see ``owner_key``."""
         return owner_key(self.principal.id if self.principal is not None else None, self.tenant)
+
+    @property
+    def credential(self) -> Credential | None:
+        """The bearer token this call was authenticated with, to forward on the caller's
+        behalf (token passthrough, opt-in where it is used).
+
+        None for an anonymous call: a token the server did not accept is never
+        handed on. Not stored with the task, and never in a ``repr``.
+        """
+        if self.principal is None:
+            return None
+        value = self.headers.get("authorization")
+        if value is None:
+            value = next(
+                (v for k, v in self.headers.items() if k.lower() == "authorization"), None
+            )
+        return Credential.from_authorization(value)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeVar, cast
 from ..types import Artifact, Message, Part, SendMessageConfiguration, Task
 from .artifact_stream import ArtifactStream
 from .cancellation import CancellationToken
-from .context import Principal, ServerCallContext
+from .context import Credential, Principal, ServerCallContext
 
 if TYPE_CHECKING:
     from .updater import TaskUpdater
@@ -62,6 +62,15 @@ class RequestContext:
     def principal(self) -> Principal | None:
         """The authenticated caller, if any."""
         return self.call.principal
+
+    @property
+    def credential(self) -> Credential | None:
+        """The bearer token the caller was authenticated with (None: anonymous).
+
+        Only for forwarding on the caller's behalf to an agent that expects it
+        (token passthrough): never log it, store it or send it anywhere else.
+        """
+        return self.call.credential
 
     @property
     def text(self) -> str:

@@ -62,7 +62,22 @@ def request_headers(
             headers[name] = ",".join(options.extensions)
         if options.headers:
             headers.update(options.headers)
+        if options.credential is not None:
+            for name in [k for k in headers if k.lower() == "authorization"]:
+                del headers[name]
+            headers["Authorization"] = options.credential.authorization
     return headers
+
+
+FORWARDED = "a2a_core.forwarded_credential"
+"""The httpx request extension marking a call that carries a forwarded credential."""
+
+
+def request_extensions(options: CallOptions | None) -> dict[str, Any] | None:
+    """The httpx extensions of one call (the passthrough mark, when it forwards)."""
+    if options is not None and options.credential is not None:
+        return {FORWARDED: True}
+    return None
 
 
 def timeout_for(settings: HttpSettings, options: CallOptions | None, stream: bool) -> httpx.Timeout:
@@ -80,6 +95,10 @@ def _timeout(seconds: float | None, connect: float) -> httpx.Timeout:
 async def send(http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
     """Send, mapping network failures to our error types; the body is left unread."""
     try:
+        if request.extensions.get(FORWARDED):
+            # A forwarded caller's credential: the client's own auth must not replace it
+            # (nor retry a 401 with the client's own token).
+            return await http.send(request, stream=True, auth=None)
         return await http.send(request, stream=True)
     except httpx.TimeoutException as exc:
         raise A2ATimeoutError(f"The agent at {request.url} did not answer in time") from exc

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
 from ...types import StreamEvent
 from ...wire.operations import Operation
+
+if TYPE_CHECKING:
+    from ...identity import Credential
 
 __all__ = ["CallOptions", "ClientTransport", "EventIterator", "StreamPosition"]
 
@@ -49,6 +52,10 @@ class CallOptions:
     """Extension URIs to activate (``A2A-Extensions`` header; 0.3: ``X-A2A-Extensions``)."""
     position: StreamPosition | None = None
     """Streams: updated with the id of each event as it is read."""
+    credential: Credential | None = None
+    """A caller's credential forwarded instead of the client's own (token passthrough):
+    sent as ``Authorization``, and the client's own auth (``auth=``, static
+    ``Authorization`` headers) is not applied to this call."""
 
 
 @runtime_checkable

@@ -32,6 +32,7 @@ from ._http import (
     parse_json,
     read_bounded,
     refine_by_status,
+    request_extensions,
     request_headers,
     send,
     sse_values,
@@ -105,6 +106,7 @@ class JsonRpcTransport:
                 self._headers, self.version, options, _EVENT_STREAM if stream else None
             ),
             timeout=timeout_for(self.settings, options, stream),
+            extensions=request_extensions(options),
         )
         return request_id, http_request
 

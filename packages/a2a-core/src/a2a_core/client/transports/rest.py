@@ -36,6 +36,7 @@ from ._http import (
     is_event_stream,
     parse_json,
     read_bounded,
+    request_extensions,
     request_headers,
     send,
     sse_values,
@@ -158,6 +159,7 @@ class RestTransport:
             content=content,
             headers=headers,
             timeout=timeout_for(self.settings, options, stream),
+            extensions=request_extensions(options),
         )
 
     async def call(

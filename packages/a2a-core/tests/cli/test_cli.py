@@ -499,6 +499,19 @@ def test_serve_configuration_errors_exit_2(capsys: pytest.CaptureFixture[str]) -
     assert "unsupported A2A version '2.0'" in err
 
 
+def test_serve_passthrough_needs_a_gateway_that_authenticates(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    target = f"{AGENTS_FILE}:ScriptedAgent"
+    code, _, err = cli(capsys, "serve", target, "--port", "0", "--passthrough")
+    assert code == 2
+    assert "--passthrough is for a gateway" in err
+    remote = f"http://127.0.0.1:{free_port()}"
+    code, _, err = cli(capsys, "serve", remote, "--port", "0", "--passthrough")
+    assert code == 2
+    assert "give --oidc-issuer (or --bearer-token)" in err
+
+
 def test_serve_gateway_to_nowhere_exits_4(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "serve", f"http://127.0.0.1:{free_port()}", "--port", "0")
     assert (code, out) == (4, "")

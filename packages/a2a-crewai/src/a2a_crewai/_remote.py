@@ -11,7 +11,11 @@ CrewAI adds three things here:
 - a cancel of the served task cancels the remote call (and the remote task)
   at once, from sync tools (``ask``) and async ones (``aask``) alike, and
   stops the crew;
-- the remote agent's working status messages become local progress.
+- the remote agent's working status messages become local progress;
+- with ``passthrough=True`` (opt-in), each call forwards the token of the A2A
+  request the served crew answers (``CrewRun.credential``, the end user's)
+  instead of the agent's own credentials; a call outside a served crew, or
+  from an anonymous request, is refused, never sent with other credentials.
 """
 
 from __future__ import annotations
@@ -96,6 +100,7 @@ class RemoteAgent:
                     on_event=self._reporter(run),
                     errors="reply",
                     cancel_hook=run.on_cancel if run is not None else None,
+                    credential=run.credential if run is not None else None,
                 )
         except concurrent.futures.CancelledError:
             if run is not None:
@@ -124,6 +129,7 @@ class RemoteAgent:
                 conversation=run.task_id if run is not None else "",
                 on_event=self._reporter(run),
                 errors="reply",
+                credential=run.credential if run is not None else None,
             )
         except asyncio.CancelledError:
             if run is not None:

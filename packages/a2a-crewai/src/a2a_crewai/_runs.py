@@ -22,6 +22,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from a2a_core.identity import Credential
 from a2a_core.types import Part
 
 __all__ = [
@@ -143,6 +144,9 @@ class CrewRun:
     """The files the request brought (``_files.ReceivedFiles``), for tools to read."""
     outputs: Any = None
     """The folder this run's tasks write their ``output_file`` into (``_files.OutputFolder``)."""
+    credential: Credential | None = None
+    """The bearer token the request was authenticated with (the end user's), forwarded by
+    remote-agent tools and members built with ``passthrough=True``; never logged."""
     output_files: dict[int, Part] = field(default_factory=dict[int, Part])
     """Files the crew's tasks wrote (``output_file``), by task position."""
     finished: threading.Event = field(default_factory=threading.Event)

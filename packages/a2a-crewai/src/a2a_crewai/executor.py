@@ -331,6 +331,7 @@ class CrewAgent(AgentExecutor):
             loop=loop,
             input_timeout=self.input_timeout,
             max_feedback_rounds=self.max_feedback_rounds,
+            credential=context.credential,
         )
         kickoff = self._kickoff(run, context)
         if isinstance(kickoff, str):
@@ -370,6 +371,8 @@ class CrewAgent(AgentExecutor):
         run.holder = _SlotHolder(slot)
         self._active[context.task_id] = run
         context.cancellation.on_cancel(run.cancel)
+        if context.credential is not None:
+            run.credential = context.credential  # the answer's token: fresher than the first
         run.resume(_answer_text(context))
         await self._drive(run, context, updater)
 

@@ -66,12 +66,17 @@ class RemoteA2AAgent(BaseAgent):
         timeout: float = 300.0,
         max_answer_chars: int = 20_000,
         client: A2AClient | None = None,
+        auth: Any = None,
+        passthrough: bool = False,
         **fields: Any,
     ) -> RemoteA2AAgent:
         """A member for the agent at ``url``; its card is fetched now (unless given).
 
+        ``auth``: an ``httpx.Auth`` such as ``ClientCredentials``; ``passthrough``:
+        forward the served request's token instead (see docs/security.md).
         Other keywords are CrewAI agent fields (``allow_delegation``, ``verbose``...).
         """
+        connect: dict[str, Any] = {"auth": auth} if auth is not None else {}
         remote = RemoteAgent(
             url,
             card=card,
@@ -79,6 +84,8 @@ class RemoteA2AAgent(BaseAgent):
             timeout=timeout,
             max_answer_chars=max_answer_chars,
             client=client,
+            passthrough=passthrough,
+            **connect,
         )
         found = remote.card()
         name = sanitize_text(found.name, 80, single_line=True) or "Remote agent"

@@ -191,6 +191,9 @@ def remote_agent_tool(
     - ``max_answer_chars``: longer answers are cut;
     - ``client``: a connected ``A2AClient`` to use instead (on the tool's
       private loop only: prefer ``url``);
+    - ``passthrough=True``: forward the token of the A2A request the served
+      crew answers (the end user's) instead of the tool's own ``auth``; a call
+      without one is refused (see docs/security.md);
     - other keywords go to ``A2AClient.connect`` (``card_url``, ``auth``,
       ``preferred_bindings``...).
     """

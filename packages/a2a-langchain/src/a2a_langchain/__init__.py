@@ -23,6 +23,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._remote import CREDENTIAL_KEY, caller_credential
     from .agent import LangChainAgent, a2a_context
     from .runnable import RemoteA2ARunnable
     from .serving import running_server, serve, serve_async
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "CREDENTIAL_KEY",
     "A2AToolkit",
     "LangChainAgent",
     "OpenTelemetryCallbackHandler",
@@ -46,6 +48,7 @@ __all__ = [
     "RemoteAgentTool",
     "a2a_context",
     "aremote_agent_tool",
+    "caller_credential",
     "remote_agent_tool",
     "running_server",
     "serve",
@@ -53,6 +56,8 @@ __all__ = [
 ]
 
 _LAZY = {
+    "CREDENTIAL_KEY": "._remote",
+    "caller_credential": "._remote",
     "LangChainAgent": ".agent",
     "a2a_context": ".agent",
     "RemoteA2ARunnable": ".runnable",

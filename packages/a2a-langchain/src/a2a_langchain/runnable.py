@@ -23,6 +23,7 @@ from typing import Any, Literal, cast
 
 from a2a_core.client import A2AClient, RemoteAgentSession, RemoteReply
 from a2a_core.client.session import outgoing_parts
+from a2a_core.identity import Credential
 from a2a_core.types import AgentCard, Message, Part
 from langchain_core.callbacks import AsyncCallbackManagerForChainRun, CallbackManagerForChainRun
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
@@ -30,7 +31,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
 from ._convert import file_block, jsonable, message_parts
-from ._remote import thread_key
+from ._remote import caller_credential, thread_key
 
 __all__ = ["RemoteA2ARunnable"]
 
@@ -92,6 +93,10 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
         self.output = output
         self.name = name or "RemoteA2ARunnable"
 
+    def _credential(self, config: RunnableConfig) -> Credential | None:
+        """The caller's credential, read only when the session forwards it (passthrough)."""
+        return caller_credential(config) if self.session.passthrough else None
+
     def __repr__(self) -> str:
         return f"RemoteA2ARunnable({self.session.label!r})"
 
@@ -125,7 +130,11 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
     def _invoke(
         self, value: Any, run_manager: CallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
-        reply = self.session.ask_sync(input_parts(value), conversation=thread_key(config))
+        reply = self.session.ask_sync(
+            input_parts(value),
+            conversation=thread_key(config),
+            credential=self._credential(config),
+        )
         return self._shape(reply)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
@@ -134,7 +143,11 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
     async def _ainvoke(
         self, value: Any, run_manager: AsyncCallbackManagerForChainRun, config: RunnableConfig
     ) -> Any:
-        reply = await self.session.ask(input_parts(value), conversation=thread_key(config))
+        reply = await self.session.ask(
+            input_parts(value),
+            conversation=thread_key(config),
+            credential=self._credential(config),
+        )
         return self._shape(reply)
 
     async def astream(
@@ -155,7 +168,11 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
         config: RunnableConfig,
     ) -> AsyncIterator[Any]:
         value = [item async for item in inputs][-1]
-        deltas = self.session.stream_text(input_parts(value), conversation=thread_key(config))
+        deltas = self.session.stream_text(
+            input_parts(value),
+            conversation=thread_key(config),
+            credential=self._credential(config),
+        )
         async for delta in deltas:
             yield self._chunk(delta)
 
@@ -176,7 +193,11 @@ class RemoteA2ARunnable(Runnable[Any, Any]):
         config: RunnableConfig,
     ) -> Iterator[Any]:
         value = list(inputs)[-1]
-        deltas = self.session.stream_text_sync(input_parts(value), conversation=thread_key(config))
+        deltas = self.session.stream_text_sync(
+            input_parts(value),
+            conversation=thread_key(config),
+            credential=self._credential(config),
+        )
         for delta in deltas:
             yield self._chunk(delta)
 

@@ -23,6 +23,13 @@ cannot be reached or answers with an error) raises ``RemoteAgentError``, a
 ``ToolException``, so the tool's ``handle_tool_error`` applies: by default
 (``True``) the model gets the failure as text in an error ``ToolMessage``.
 
+Token passthrough (opt-in): a tool built with ``passthrough=True`` calls the
+remote agent with the caller's token instead of its own ``auth``: the
+``Credential`` in ``config["configurable"]["a2a_credential"]``, else the one
+the A2A request a served LangChain agent answers was authenticated with. A
+call without one is refused (an error ``ToolMessage``), never sent with the
+tool's own credentials.
+
 ``A2AToolkit.from_urls([...])`` builds one tool per agent. Everything remote
 (card text, conversations, answers, cancel, sync calls) is done by
 ``a2a_core.client.RemoteAgentSession``; this module is its LangChain face.
@@ -56,7 +63,7 @@ from langchain_core.tools import BaseTool, BaseToolkit, InjectedToolCallId, Tool
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ._convert import file_block
-from ._remote import thread_key
+from ._remote import caller_credential, thread_key
 from .tracing import run_span_context
 
 __all__ = [
@@ -179,6 +186,7 @@ class RemoteAgentTool(BaseTool):
         run_manager: CallbackManagerForToolRun | None = None,
     ) -> tuple[Any, dict[str, Any]]:
         thread = thread_key(config)
+        credential = self._credential(config)
         steps = self._steps(thread, tool_call_id, self._outgoing(message, data, files))
         run_id = run_manager.run_id if run_manager is not None else None
         try:
@@ -186,7 +194,11 @@ class RemoteAgentTool(BaseTool):
             while True:
                 with run_span_context(run_id):
                     reply = self._session.ask_sync(
-                        parts, conversation=thread, new_task=new_task, errors="reply"
+                        parts,
+                        conversation=thread,
+                        new_task=new_task,
+                        errors="reply",
+                        credential=credential,
                     )
                 parts, new_task = steps.send(reply)
         except StopIteration as done:
@@ -203,6 +215,7 @@ class RemoteAgentTool(BaseTool):
         run_manager: AsyncCallbackManagerForToolRun | None = None,
     ) -> tuple[Any, dict[str, Any]]:
         thread = thread_key(config)
+        credential = self._credential(config)
         steps = self._steps(thread, tool_call_id, self._outgoing(message, data, files))
         on_text = self._text_events(config)
         run_id = run_manager.run_id if run_manager is not None else None
@@ -216,10 +229,20 @@ class RemoteAgentTool(BaseTool):
                         new_task=new_task,
                         on_text=on_text,
                         errors="reply",
+                        credential=credential,
                     )
                 parts, new_task = steps.send(reply)
         except StopIteration as done:
             return self._result(cast(RemoteReply, done.value))
+
+    def _credential(self, config: RunnableConfig) -> Any:
+        """The caller's credential, read only when the session forwards it (passthrough)."""
+        if not self._session.passthrough:
+            return None
+        try:
+            return caller_credential(config)
+        except TypeError as exc:
+            raise ToolException(str(exc)) from None
 
     def _steps(self, thread: str, call: str | None, parts: list[Part]) -> _Steps:
         """The messages of one call. In ``interrupt`` mode a question pauses the graph, and
@@ -341,9 +364,11 @@ def remote_agent_tool(
     """A tool for the agent at ``target`` (a URL, or its card), from sync code.
 
     ``options`` are ``A2AClient.connect`` options (``headers``, ``auth``,
-    ``timeout``, ``preferred_bindings``...) or tool fields (``return_direct``,
-    ``handle_tool_error``, ``text_events``). From inside a running event loop
-    use ``await aremote_agent_tool(...)`` (this one blocks to fetch the card).
+    ``timeout``, ``preferred_bindings``...), ``RemoteAgentSession`` options
+    (``passthrough=True``: forward the caller's token, see the module doc) or
+    tool fields (``return_direct``, ``handle_tool_error``, ``text_events``).
+    From inside a running event loop use ``await aremote_agent_tool(...)``
+    (this one blocks to fetch the card).
     """
     tool_fields, connect = _split_options(options)
     session = RemoteAgentSession(target, **connect)

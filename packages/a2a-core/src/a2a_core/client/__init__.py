@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from .._api import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
+    from ..identity import Credential, MissingCredentialError
     from .client import A2AClient, Content, EventStream, TaskRef
     from .discovery import (
         CachedCard,
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
         CardResolver,
         card_urls,
     )
-    from ..identity import Credential, MissingCredentialError
     from .errors import A2AConnectionError, A2ATimeoutError
     from .interfaces import NoCompatibleInterfaceError, select_interface
     from .loop import BackgroundLoop

@@ -25,7 +25,11 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import AuthenticationRequiredError, UnsupportedOperationError
+from ..errors import (
+    AuthenticationRequiredError,
+    PermissionDeniedError,
+    UnsupportedOperationError,
+)
 from ..server.executor import AgentExecutor, RequestContext
 from ..server.updater import TaskUpdater
 from ..types import (
@@ -362,6 +366,11 @@ class RemoteAgentExecutor(AgentExecutor):
                 await self._poll(client, relay, message)
             if not relay.settled and not updater.state.is_terminal:
                 await updater.fail("The remote agent stopped answering before the task ended")
+        except (AuthenticationRequiredError, PermissionDeniedError) as exc:
+            if updater.state.is_terminal:
+                raise
+            whose = "the caller's forwarded credential" if self.passthrough else "our credentials"
+            await updater.fail(f"The remote agent refused {whose} ({exc.reason})")
         except asyncio.CancelledError:
             remote_id = relay.remote_task_id
             if remote_id is not None and not relay.settled and remote_id not in self._cancel_sent:

@@ -74,6 +74,11 @@ def grpc_target(url: str) -> tuple[str, bool]:
     return f"{host}:{port}", secure
 
 
+def _forwards(options: CallOptions | None) -> bool:
+    """Whether a call carries a forwarded caller's credential (token passthrough)."""
+    return options is not None and options.credential is not None
+
+
 def _metadata_pairs(headers: Mapping[str, str]) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for name, value in headers.items():
@@ -197,13 +202,14 @@ class GrpcTransport:
         )
         payload = self._encode(op, request)
         metadata = self._call_metadata(options)
-        retry = self.auth is not None
+        own = not _forwards(options)  # a forwarded caller's token is sent as is, never ours
+        retry = self.auth is not None and own
         while True:
             try:
                 data = await method(
                     payload,
                     timeout=self._timeout(options, stream=False),
-                    metadata=await self._with_token(metadata, fresh=not retry),
+                    metadata=await self._with_token(metadata, fresh=not retry) if own else metadata,
                 )
                 break
             except grpc.aio.AioRpcError as exc:
@@ -226,9 +232,11 @@ class GrpcTransport:
         )
         payload = self._encode(op, request)
         metadata = self._call_metadata(options)
-        retry = self.auth is not None
+        own = not _forwards(options)  # a forwarded caller's token is sent as is, never ours
+        retry = self.auth is not None and own
         while True:
-            call = method(payload, metadata=await self._with_token(metadata, fresh=not retry))
+            sent = await self._with_token(metadata, fresh=not retry) if own else metadata
+            call = method(payload, metadata=sent)
             events = self._events(call, response_class(op), self._timeout(options, True))
             try:
                 return await peeked(events)

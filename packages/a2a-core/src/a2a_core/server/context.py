@@ -67,7 +67,5 @@ class ServerCallContext:
             return None
         value = self.headers.get("authorization")
         if value is None:
-            value = next(
-                (v for k, v in self.headers.items() if k.lower() == "authorization"), None
-            )
+            value = next((v for k, v in self.headers.items() if k.lower() == "authorization"), None)
         return Credential.from_authorization(value)

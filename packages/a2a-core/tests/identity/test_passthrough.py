@@ -284,7 +284,8 @@ async def test_grpc_forwards_the_callers_token_as_metadata(idp: IdentityProvider
         return f"hello {seen[-1]}"
 
     alice = Credential.bearer(idp.issue("alice", scopes=["a2a.send"]))
-    own = Credential.bearer(idp.issue("svc-static", scopes=["a2a.send"]))
+    static = Credential.bearer(idp.issue("svc-static", scopes=["a2a.send"]))
+    expired = Credential.bearer(idp.issue("alice", scopes=["a2a.send"], expires_in=-600))
     async with running_server(
         whoami, oidc_issuer=idp.issuer, oidc_audience=REMOTE, grpc_port=0
     ) as srv:
@@ -293,8 +294,19 @@ async def test_grpc_forwards_the_callers_token_as_metadata(idp: IdentityProvider
             srv.grpc_address,
             binding="GRPC",
             timeout=10,
-            headers={"Authorization": own.authorization},
+            headers={"Authorization": static.authorization},
         ) as client:
             assert (await client.send("x")).text == "hello svc-static"
             assert (await client.with_credential(alice).send("x")).text == "hello alice"
-    assert seen == ["svc-static", "alice"]
+        auth = own_auth(idp)
+        async with A2AClient.for_endpoint(
+            srv.grpc_address, binding="GRPC", timeout=10, auth=auth
+        ) as client:
+            assert (await client.send("x")).text == "hello svc-own"
+            assert (await client.with_credential(alice).send("x")).text == "hello alice"
+            async with client.with_credential(alice).stream("x") as events:
+                assert (await events.result()).text == "hello alice"
+            with pytest.raises(AuthenticationRequiredError):  # not retried with our own token
+                await client.with_credential(expired).send("x")
+        assert auth.fetches == 1
+    assert seen == ["svc-static", "alice", "svc-own", "alice", "alice"]

@@ -9,9 +9,13 @@ run, and the crew learns of them three ways:
 - with ``file_tool`` on, every agent of the run's crew copy gets
   ``InputFileTool`` (``read_input_file``, in ``_file_tool``), which reads a file of the current
   request by name (text as text, other files described by type, size, path);
-- when CrewAI's own file support is installed (``crewai[file-processing]``,
-  which brings ``crewai_files``), they are also given as the kickoff's
-  ``input_files``, so multimodal models get them natively.
+- when CrewAI's own file support is installed (``a2a-crewai[files]``, that
+  is ``crewai[file-processing]``, which brings ``crewai_files``) and every
+  agent's model is multimodal (``llm.supports_multimodal()``), they are also
+  given as the kickoff's ``input_files``: CrewAI puts the types the model's
+  provider takes (images, and PDFs for some) into the model's messages as
+  content blocks, and gives the others a ``read_file`` tool. A text-only
+  model would fail the run on them, so it never gets them this way.
 
 Files given by URL are listed with their URL (a crew's tools may fetch them).
 The folder is removed when the run ends.
@@ -80,9 +84,14 @@ class ReceivedFiles:
             lines.append(f"- {name} ({self.media[name]}), at {url}")
         return "\n".join(lines)
 
-    def input_files(self) -> dict[str, Any] | None:
-        """The files for ``kickoff(input_files=...)`` when CrewAI's file support is installed."""
-        if not self.paths:
+    def input_files(self, agents: Sequence[Any]) -> dict[str, Any] | None:
+        """The files for ``kickoff(input_files=...)``, or None.
+
+        Only when CrewAI's file support is installed and every agent's model takes
+        multimodal input: CrewAI attaches kickoff files to every agent's messages, and
+        a text-only model then fails the run ("does not support multimodal input").
+        """
+        if not self.paths or not agents or not all(_multimodal(a) for a in agents):
             return None
         try:
             from crewai_files import (  # pyright: ignore[reportMissingImports]
@@ -101,6 +110,15 @@ class ReceivedFiles:
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
+
+
+def _multimodal(agent: Any) -> bool:
+    """Whether the agent's model says it takes images and files (``supports_multimodal``)."""
+    check = getattr(getattr(agent, "llm", None), "supports_multimodal", None)
+    try:
+        return bool(check()) if callable(check) else False
+    except Exception:
+        return False
 
 
 def receive_files(message: Message, policy: FilePolicy | None) -> ReceivedFiles:

@@ -150,7 +150,7 @@ class CrewAgent(AgentExecutor):
       types; None accepts any); a refused file fails the task with the reason.
       Accepted files are saved for the run and listed in the kickoff text (or a
       ``{files}`` placeholder), and given as ``input_files`` when CrewAI's file
-      support is installed;
+      support is installed (``a2a-crewai[files]``) and every agent's model is multimodal;
     - ``file_tool``: give every agent ``read_input_file`` when files arrive.
     - ``output_dir``: where each run's tasks write their ``output_file``
       (``output_dir/<task id>/...``, kept); default: a private folder per run, removed
@@ -306,7 +306,9 @@ class CrewAgent(AgentExecutor):
                 for agent in agents:
                     _give_file_tool(agent)
             inputs = plan.inputs
-            native = files.input_files()
+            manager_llm = getattr(copy, "manager_llm", None)
+            readers = [*agents, *([_ModelOf(manager_llm)] if manager_llm is not None else [])]
+            native = files.input_files(readers)
             if native is not None:
                 return lambda: copy.kickoff(inputs=inputs, input_files=native)
             return lambda: copy.kickoff(inputs=inputs)
@@ -319,7 +321,7 @@ class CrewAgent(AgentExecutor):
             _stream_llm(agent)
         if files and self.file_tool:
             _give_file_tool(agent)
-        native = files.input_files()
+        native = files.input_files([agent])
         if native is not None:
             return lambda: agent.kickoff(messages=messages, input_files=native)
         return lambda: agent.kickoff(messages=messages)
@@ -451,6 +453,13 @@ class _SlotHolder:
 def _call_soon(loop: asyncio.AbstractEventLoop, func: Callable[..., None], *args: Any) -> None:
     with contextlib.suppress(RuntimeError):  # the loop is closed: nothing left to release
         loop.call_soon_threadsafe(func, *args)
+
+
+class _ModelOf:
+    """A stand-in agent for a model alone (a hierarchical crew's ``manager_llm``)."""
+
+    def __init__(self, llm: Any) -> None:
+        self.llm = llm
 
 
 def _discard_folders(run: CrewRun) -> None:

@@ -14,7 +14,9 @@ Keys, under ``<prefix>``::
     <prefix>:taskfiles:<task>    hash: token -> size, one task's files
 
 Each operation is one Lua script, so the bounds hold for every instance at
-once. Optional strings are tagged: ``-`` for None, ``=`` + the value.
+once. Optional strings are tagged: ``-`` for None, ``=`` + the value. The
+scripts name keys from the prefix, so on Redis Cluster the prefix needs a
+hash tag (``?prefix={a2a}``), as for the task keys.
 """
 
 from __future__ import annotations

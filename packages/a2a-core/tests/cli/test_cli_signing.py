@@ -149,3 +149,36 @@ def test_serve_refuses_a_key_that_is_not_a_private_key(
     )
     assert code == 2
     assert "is not an unencrypted PEM private key" in err
+
+
+def test_client_commands_with_trusted_keys_require_a_valid_signature(
+    capsys: pytest.CaptureFixture[str], signed: str, keys: dict[str, Path]
+) -> None:
+    code, out, err = cli(capsys, "send", signed, "hello", "--trusted-key", str(keys["jwk"]))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == "Echo: hello"
+    code, out, err = cli(capsys, "send", signed, "hello", "--trusted-key", str(keys["stranger"]))
+    assert code == 5
+    assert out == ""  # refused before anything was sent
+    assert err.startswith("a2a: error: the agent card is not trusted: no signature")
+    code, _, err = cli(capsys, "list", signed, "--trusted-key", str(keys["stranger"]))
+    assert code == 5
+
+
+def test_the_default_kid_is_the_rfc_7638_thumbprint() -> None:
+    from a2a_core.cli.cardtrust import _thumbprint  # pyright: ignore[reportPrivateUsage]
+
+    # RFC 7638 section 3.1: this RSA key's thumbprint
+    jwk = {
+        "kty": "RSA",
+        "n": (
+            "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_"
+            "BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0"
+            "_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWh"
+            "AI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw"
+        ),
+        "e": "AQAB",
+        "alg": "RS256",
+        "kid": "2011-04-29",
+    }
+    assert _thumbprint(jwk) == "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"

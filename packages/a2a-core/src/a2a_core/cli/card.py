@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .cardtrust import card_verifier
-from .common import ExitCode, UsageError, connection_parser, fetch_card
+from .common import ExitCode, connection_parser, fetch_card
 
 __all__ = ["add_parser", "run"]
 
@@ -40,18 +40,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help=(
             "check the card's signature (JWS over its RFC 8785 form) against --trusted-key "
-            "or --jwks; exit 5 when it is unsigned or no signature verifies"
+            "or --jwks (connection options); exit 5 when it is unsigned or none verifies"
         ),
-    )
-    trust.add_argument(
-        "--trusted-key",
-        action="append",
-        default=[],
-        metavar="[KID=]FILE",
-        help="a trusted public key: a JWK or JWKS file, or KID=FILE with a PEM key (repeatable)",
-    )
-    trust.add_argument(
-        "--jwks", metavar="URL", help="trust the keys of this JWKS URL (pinned: never the card's)"
     )
     parser.set_defaults(run=run)
 
@@ -60,9 +50,8 @@ async def run(args: argparse.Namespace) -> int:
     from ..wire import V10Codec
     from .render import Console, Renderer, json_line, safe_text
 
-    verifier = card_verifier(args) if args.verify else None
-    if verifier is None and (args.trusted_key or args.jwks):
-        raise UsageError("--trusted-key and --jwks go with --verify")
+    wanted = args.verify or args.trusted_key or args.jwks  # trusted keys imply --verify
+    verifier = card_verifier(args) if wanted else None
     card = await fetch_card(args)
     console = Console()
     if args.json:

@@ -192,6 +192,21 @@ def connection_parser(*, choose_interface: bool = True) -> argparse.ArgumentPars
         "--key", metavar="FILE", help="with --cert: its private key (default: in --cert)"
     )
     group.add_argument(
+        "--trusted-key",
+        action="append",
+        default=[],
+        metavar="[KID=]FILE",
+        help=(
+            "require the card to be signed by this key: a JWK or JWKS file, or KID=FILE with a "
+            "PEM public key (repeatable); an unsigned or tampered card exits 5"
+        ),
+    )
+    group.add_argument(
+        "--jwks",
+        metavar="URL",
+        help="require the card to be signed by a key of this JWKS URL (pinned; exits 5 if not)",
+    )
+    group.add_argument(
         "--timeout",
         type=float,
         metavar="SECONDS",
@@ -335,12 +350,18 @@ async def connect(args: argparse.Namespace) -> AsyncGenerator[A2AClient]:
     version: str | None = args.protocol_version
     _ssl(args)  # the TLS files are usable (a usage error otherwise)
     verify, cert = tls_settings(args)
+    verifier = None
+    if getattr(args, "trusted_key", None) or getattr(args, "jwks", None):
+        from .cardtrust import card_verifier
+
+        verifier = card_verifier(args)
     client = await A2AClient.connect(
         url,
         headers=_headers(args),
         auth=client_credentials(args),
         verify=verify,
         cert=cert,
+        verify_card=verifier,
         timeout=timeout,
         stream_timeout=stream_timeout,
         preferred_versions=(version,) if version else ("1.0", "0.3"),

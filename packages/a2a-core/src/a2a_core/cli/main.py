@@ -45,7 +45,8 @@ exit status:
   2    usage or configuration error (bad option, bad TARGET)
   3    the agent answered with an A2A error (e.g. task not found)
   4    the agent could not be reached, or did not answer in time
-  5    the agent card is unsigned or its signature does not verify (--verify)
+  5    the agent card is unsigned or its signature does not verify
+       (a2a card --verify; --trusted-key / --jwks on any client command)
   130  interrupted (Ctrl-C)
   141  the reader of the output went away (e.g. '| head'); nothing more is printed
 
@@ -163,6 +164,9 @@ def _failure(exc: Exception) -> int:
     from ..client import A2AConnectionError
     from ..errors import A2AError, AuthenticationRequiredError
 
+    if type(exc).__name__ == "CardSignatureError":  # a2a_core.signing needs the [jwt] extra
+        _error(f"the agent card is not trusted: {exc}")
+        return ExitCode.UNTRUSTED
     if isinstance(exc, A2AConnectionError):
         _error(f"cannot reach the agent: {exc.message}")
         return ExitCode.CONNECTION

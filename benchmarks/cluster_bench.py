@@ -1,4 +1,4 @@
-"""Cluster benchmark: memory:// against redis://, one instance against two on one backend.
+"""Cluster benchmark: memory:// against redis:// and postgresql://, one instance against two.
 
 Real servers on 127.0.0.1 (in this process, one event loop) and our client:
 
@@ -8,10 +8,16 @@ Real servers on 127.0.0.1 (in this process, one event loop) and our client:
 - blocking sends/s: sequential blocking SendMessage calls to an echo agent (two
   instances: the calls alternate between them);
 - cancel latency: an agent that never reports runs on A; the time from a
-  CancelTask sent to B until the agent on A has stopped (median of ``--cancels``).
+  CancelTask sent to B until the agent on A has stopped (median of ``--cancels``);
+- orphan settling: ``--orphans`` tasks run on A, followed through B; A stops
+  renewing its leases (as a killed instance would); the time from then until
+  B's subscribers see each task FAILED (median and max), with short leases
+  (``--lease`` seconds, renewals and sweeps every fifth of it). Shared backends only.
 
 Run: ``uv run --no-sync python benchmarks/cluster_bench.py`` (needs Redis on
-127.0.0.1:6379 for the redis rows; its keys live under a random prefix, deleted after).
+127.0.0.1:6379 and PostgreSQL on 127.0.0.1:5432, database ``test``, for their rows;
+``--backends`` picks some). Redis keys live under a random prefix and PostgreSQL
+tables in a random schema, both deleted after.
 """
 
 from __future__ import annotations
@@ -26,13 +32,18 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 import httpx
 from a2a_core.adapters import open_task_store
-from a2a_core.client import A2AClient
+from a2a_core.client import A2AClient, EventStream
 from a2a_core.server.builder import configure_service
 from a2a_core.server.executor import AgentExecutor, RequestContext
+from a2a_core.server.leases import LeaseKeeper
+from a2a_core.server.manager import ManagerConfig
 from a2a_core.server.serve import running_server
+from a2a_core.server.service import A2AService
 from a2a_core.server.updater import TaskUpdater
+from a2a_core.types import TaskState
 
 REDIS = "redis://127.0.0.1:6379/0"
+POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 
 
 class BenchAgent(AgentExecutor):
@@ -43,6 +54,8 @@ class BenchAgent(AgentExecutor):
         self.stopped_at = 0.0
         self.started = asyncio.Event()
         self.go = asyncio.Event()
+        self.service: A2AService | None = None
+        """The service serving this agent (set by ``cluster``)."""
 
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
         text = context.text
@@ -68,14 +81,17 @@ class BenchAgent(AgentExecutor):
 
 
 @asynccontextmanager
-async def cluster(url: str, count: int) -> AsyncIterator[list[tuple[BenchAgent, A2AClient]]]:
+async def cluster(
+    url: str, count: int, config: ManagerConfig | None = None
+) -> AsyncIterator[list[tuple[BenchAgent, A2AClient]]]:
     async with AsyncExitStack() as stack:
         shared = open_task_store(url) if url.startswith("memory") else None
         nodes: list[tuple[BenchAgent, A2AClient]] = []
         for _ in range(count):
             agent = BenchAgent()
             store = shared if shared is not None else open_task_store(url)
-            service = configure_service(agent, name="bench", store=store)
+            service = configure_service(agent, name="bench", store=store, config=config)
+            agent.service = service
             server = await stack.enter_async_context(running_server(service))
             http = await stack.enter_async_context(httpx.AsyncClient(timeout=60))
             client = await A2AClient.connect(server.url, http_client=http)
@@ -136,7 +152,47 @@ async def cancel_latency(url: str, cancels: int) -> float:
         return statistics.median(times)
 
 
-def _cleanup(prefix: str) -> None:
+async def orphan_settling(url: str, tasks: int, lease: float) -> tuple[float, float]:
+    """Seconds from A's last renewal attempt to B's subscribers seeing FAILED: (p50, max)."""
+    config = ManagerConfig(
+        instance_id=None,
+        lease_seconds=lease,
+        lease_renew_seconds=lease / 5,
+        orphan_sweep_seconds=lease / 5,
+        shutdown_grace_seconds=1.0,
+    )
+    async with cluster(url, 2, config) as nodes:
+        (agent_a, a), (_, b) = nodes
+        ids: list[str] = []
+        for _ in range(tasks):
+            agent_a.started.clear()
+            result = await a.send("slow", blocking=False)
+            assert result.task is not None
+            await agent_a.started.wait()
+            ids.append(result.task.id)
+        streams = [b.subscribe(task_id) for task_id in ids]
+        for stream in streams:
+            await anext(stream)  # the snapshot: following from here
+        assert agent_a.service is not None
+        keeper = agent_a.service.manager.leases
+        assert isinstance(keeper, LeaseKeeper)
+        ends: list[float] = []
+
+        async def until_failed(stream: EventStream) -> None:
+            async for event in stream:
+                status = getattr(event, "status", None)
+                if status is not None and status.state is TaskState.FAILED:
+                    ends.append(time.perf_counter())
+
+        start = time.perf_counter()
+        keeper.stop_renewing()  # A "dies": no more renewals or sweeps
+        await asyncio.wait_for(asyncio.gather(*(until_failed(s) for s in streams)), 60)
+        waits = [end - start for end in ends]
+        assert len(waits) == tasks
+        return statistics.median(waits), max(waits)
+
+
+def _cleanup(prefix: str, schema: str) -> None:
     import redis
 
     client = redis.Redis(host="127.0.0.1", port=6379, db=0)
@@ -144,14 +200,26 @@ def _cleanup(prefix: str) -> None:
     if keys:
         client.delete(*keys)
     client.close()
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(POSTGRES, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
 
 
 async def main(args: argparse.Namespace) -> None:
-    prefix = f"a2a-bench-{uuid.uuid4().hex[:8]}"
-    urls = {"memory://": "memory://", "redis://": f"{REDIS}?prefix={prefix}"}
+    tag = uuid.uuid4().hex[:8]
+    prefix, schema = f"a2a-bench-{tag}", f"a2a_bench_{tag}"
+    urls = {
+        "memory://": "memory://",
+        "redis://": f"{REDIS}?prefix={prefix}",
+        "postgresql://": f"{POSTGRES}?schema={schema}",
+    }
+    chosen = [b.strip().rstrip(":/") + "://" for b in args.backends.split(",")]
     rows: list[tuple[str, str, str]] = []
     try:
-        for name, url in urls.items():
+        for name in chosen:
+            url = urls[name]
             for count in (1, 2):
                 label = f"{name} x{count}"
                 rate = await stream_rate(url, count, args.chunks, args.rounds)
@@ -160,17 +228,32 @@ async def main(args: argparse.Namespace) -> None:
                 rows.append((label, "blocking sends/s", f"{rate:,.0f}"))
             ms = await cancel_latency(url, args.cancels)
             rows.append((f"{name} x2", "cancel on B -> agent on A stopped (ms, p50)", f"{ms:.2f}"))
+            if name != "memory://":
+                p50, worst = await orphan_settling(url, args.orphans, args.lease)
+                rows.append(
+                    (
+                        f"{name} x2",
+                        f"orphans settled after A stopped, lease {args.lease:g} s "
+                        f"({args.orphans} tasks; s, p50 / max)",
+                        f"{p50:.2f} / {worst:.2f}",
+                    )
+                )
     finally:
-        _cleanup(prefix)
+        _cleanup(prefix, schema)
     print("| backend, instances | measure | value |\n|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Cluster benchmark: memory:// against redis://")
+    parser = argparse.ArgumentParser(
+        description="Cluster benchmark: memory:// against redis:// and postgresql://"
+    )
     parser.add_argument("--chunks", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--cancels", type=int, default=10)
+    parser.add_argument("--orphans", type=int, default=20)
+    parser.add_argument("--lease", type=float, default=2.0)
+    parser.add_argument("--backends", default="memory,redis,postgresql")
     asyncio.run(main(parser.parse_args()))

@@ -40,8 +40,8 @@ from cli_support import (  # pyright: ignore[reportMissingImports] - tests/cli/c
 )
 from store_support import REDIS_URL
 
-CHUNKS = 40
-PAUSE = 0.05  # seconds between chunks: A is killed about a third of the way through
+CHUNKS = 60
+PAUSE = 0.05  # seconds between chunks: A is killed early, every task still runs
 SHORT_LEASES = [
     "--lease-seconds",
     "1",

@@ -1,5 +1,7 @@
 """Chaos over real sockets: three ``a2a serve`` processes on one backend, one killed with -9.
 
+Run on ``redis://`` and ``postgresql://``.
+
 Clients stream through different instances (tasks running there, and tasks
 running elsewhere followed through them). Instance A is killed with
 ``kill -9`` mid-stream. Every client whose stream broke resubscribes through
@@ -38,7 +40,7 @@ from cli_support import (  # pyright: ignore[reportMissingImports] - tests/cli/c
     AGENTS_FILE,
     ServeProcess,
 )
-from store_support import REDIS_URL
+from store_support import POSTGRES_URL, REDIS_URL
 
 CHUNKS = 60
 PAUSE = 0.05  # seconds between chunks: A is killed early, every task still runs
@@ -52,9 +54,11 @@ SHORT_LEASES = [
 ]
 
 
-@pytest.fixture(params=["redis"])
+@pytest.fixture(params=["redis", "postgres"])
 def cluster_url(request: pytest.FixtureRequest) -> str:
-    return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
+    if request.param == "redis":
+        return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
+    return f"{POSTGRES_URL}?schema={request.getfixturevalue('postgres_schema')}"
 
 
 @dataclass

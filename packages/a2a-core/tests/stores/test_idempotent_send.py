@@ -212,13 +212,8 @@ def _fast(instance: str) -> ManagerConfig:
     )
 
 
-@pytest.fixture(params=["redis"])
-def cluster_url(request: pytest.FixtureRequest) -> str:
-    return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
-
-
 async def test_a_blocking_retry_through_another_instance_waits_for_the_task_to_end(
-    cluster_url: str,
+    shared_url: str,
 ) -> None:
     """The retry finds the task WORKING on A: it answers when the task completes (or pauses,
     or fails when A died), as the first send would have, not with a snapshot at once."""
@@ -226,8 +221,8 @@ async def test_a_blocking_retry_through_another_instance_waits_for_the_task_to_e
 
     agent_a, agent_b = Gated(), Gated()
     async with (
-        running_server(agent_a, store_url=cluster_url, config=_fast("A")) as a,
-        running_server(agent_b, store_url=cluster_url, config=_fast("B")) as b,
+        running_server(agent_a, store_url=shared_url, config=_fast("A")) as a,
+        running_server(agent_b, store_url=shared_url, config=_fast("B")) as b,
         await A2AClient.connect(a.url) as to_a,
         await A2AClient.connect(b.url) as to_b,
     ):

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._remote import CREDENTIAL_KEY, caller_credential
     from .agent import LangChainAgent, a2a_context
+    from .checkpoint import open_checkpointer
     from .runnable import RemoteA2ARunnable
     from .serving import running_server, serve, serve_async
     from .tools import (
@@ -49,6 +50,7 @@ __all__ = [
     "a2a_context",
     "aremote_agent_tool",
     "caller_credential",
+    "open_checkpointer",
     "remote_agent_tool",
     "running_server",
     "serve",
@@ -61,6 +63,7 @@ _LAZY = {
     "LangChainAgent": ".agent",
     "a2a_context": ".agent",
     "RemoteA2ARunnable": ".runnable",
+    "open_checkpointer": ".checkpoint",
     "serve": ".serving",
     "serve_async": ".serving",
     "running_server": ".serving",

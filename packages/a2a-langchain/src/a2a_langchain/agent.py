@@ -11,6 +11,11 @@ itself (it gets only the new message, and runs of one thread are serialized);
 without a checkpointer the task's history is the conversation. A LangGraph
 ``interrupt()`` pauses the task in INPUT_REQUIRED with the interrupt's value;
 the next message of the same task resumes the graph (``Command(resume=...)``).
+The paused graph lives in its checkpointer: with a durable one shared by every
+server instance (``checkpointer=``, see ``checkpoint``) any instance resumes
+it; when the instance answering has no state for the paused thread (an
+in-memory checkpointer on another instance, or before a restart), the task
+fails with a message saying so and nothing is rerun.
 
 Cancellation cancels the asyncio task running the events loop, which reaches
 async tools and model calls; code running in threads can poll
@@ -31,7 +36,7 @@ from a2a_core.adapters import ResolvedAgent
 from a2a_core.files import FilePolicy, FileRefusedError
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
 from a2a_core.server.named_inputs import missing_inputs_text
-from a2a_core.types import AgentSkill, Message, Part
+from a2a_core.types import AgentSkill, Message, Part, Role
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import merge_configs
 
@@ -61,6 +66,16 @@ logger = logging.getLogger("a2a_langchain")
 
 UNRESUMABLE_TEXT = (
     "The agent asked for input but cannot be resumed (its graph has no checkpointer)."
+)
+LOST_PAUSE_TEXT = (
+    "The agent cannot resume this task: the server instance that received the answer has "
+    "no saved state of the paused graph (its checkpointer is not shared by every instance, "
+    "or did not survive a restart). Nothing was rerun; send the request again as a new task."
+)
+MOVED_ON_TEXT = (
+    "The agent cannot resume this task: its conversation has no pending question any more "
+    "(another task of the same context ran since). Nothing was rerun; send the request "
+    "again as a new task."
 )
 
 _QUESTION_KEYS = ("question", "prompt", "message", "text", "query", "content")
@@ -121,7 +136,12 @@ class LangChainAgent(AgentExecutor):
       (bytes as base64 blocks, URL files as URL blocks) or ``"base64"`` (URL
       files are downloaded first, within ``file_policy.max_bytes``, through the
       SSRF URL policy ``url_policy``: public addresses only by default), for
-      models that take no URLs.
+      models that take no URLs;
+    - ``checkpointer``: a LangGraph ``BaseCheckpointSaver`` the graph runs with
+      (replacing the one it was compiled with). A durable one shared by every
+      server instance (``checkpoint.open_checkpointer``: SQLite, PostgreSQL; or
+      any saver, Redis...) lets a task paused by ``interrupt()`` on one
+      instance be answered through any other.
     """
 
     def __init__(
@@ -144,11 +164,16 @@ class LangChainAgent(AgentExecutor):
         file_policy: FilePolicy | None = DEFAULT_FILE_POLICY,
         file_blocks: FileBlocks = "auto",
         url_policy: Any = None,
+        checkpointer: Any = None,
     ) -> None:
         if not isinstance(runnable, Runnable):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(
                 f"LangChainAgent serves LangChain Runnables, not {type(runnable).__name__}"
             )
+        if checkpointer is not None:
+            from .checkpoint import with_checkpointer
+
+            runnable = with_checkpointer(runnable, checkpointer)
         if input_mode not in ("auto", "text", "messages", "dict"):
             raise ValueError(f"input_mode must be auto, text, messages or dict, not {input_mode!r}")
         if conversation not in ("auto", "thread", "task"):
@@ -242,18 +267,29 @@ class LangChainAgent(AgentExecutor):
             self._thread_locks[thread_id] = lock
         return lock
 
-    async def _pending_interrupts(self, config: RunnableConfig) -> list[Any]:
-        graph: Any = unwrap(self.runnable)
-        state = await graph.aget_state(config)
-        return list(getattr(state, "interrupts", ()) or ())
-
     async def _input(
         self, context: RequestContext, config: RunnableConfig, message: Message
     ) -> Any:
         if self.resumable and context.is_continuation:
-            pending = await self._pending_interrupts(config)
+            graph: Any = unwrap(self.runnable)
+            state = await graph.aget_state(config)
+            pending = list(getattr(state, "interrupts", ()) or ())
             if pending:
                 return _resume(pending, message)
+            if _asked_by_interrupt(context):
+                # Running the graph now would start it over: say why it cannot resume.
+                saved = getattr(state, "created_at", None) is not None
+                thread = cast(Mapping[str, Any], config.get("configurable") or {})["thread_id"]
+                logger.warning(
+                    "agent %r: task %s was paused by interrupt(), but the checkpointer %s for "
+                    "thread %r; the task fails. Give every instance one durable checkpointer "
+                    "(LangChainAgent(checkpointer=...), a2a_langchain.checkpoint).",
+                    self.name,
+                    context.task_id,
+                    "has no pending interrupt" if saved else "has no state",
+                    thread,
+                )
+                return _LostPause(MOVED_ON_TEXT if saved else LOST_PAUSE_TEXT)
         history = [
             message if m.message_id == message.message_id else m for m in context.task.history
         ]
@@ -280,6 +316,9 @@ class LangChainAgent(AgentExecutor):
             await updater.fail(str(exc))
             return
         value = await self._input(context, config, message)
+        if isinstance(value, _LostPause):
+            await updater.fail(value.text)
+            return
         missing = self.plan.missing(value)
         if missing:
             await updater.fail(missing_inputs_text("agent", missing))
@@ -313,6 +352,25 @@ class LangChainAgent(AgentExecutor):
             await updater.require_input(_question(updater, mapper.interrupts))
             return
         await mapper.answer.close(with_files(output_parts(output), mapper.files))
+
+
+class _LostPause:
+    """A paused task whose graph state is not here: why it cannot be resumed."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _asked_by_interrupt(context: RequestContext) -> bool:
+    """Whether the agent's last message in the task was an ``interrupt()`` question."""
+    for message in reversed(context.task.history):
+        if message.message_id == context.message.message_id or message.role is not Role.AGENT:
+            continue
+        marker = (message.metadata or {}).get(PROGRESS_KEY)
+        return isinstance(marker, Mapping) and "interrupts" in marker
+    return False
 
 
 def _question(updater: TaskUpdater, interrupts: Sequence[Any]) -> Message:

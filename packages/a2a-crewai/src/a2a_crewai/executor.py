@@ -14,6 +14,9 @@ reaches the client while it works:
 - ``Task(human_input=True)``: the task goes INPUT_REQUIRED with the draft
   answer, and the next message on the same task is the feedback; waiting
   crews are bounded in time (``input_timeout``) and in count (``max_paused``);
+  a paused crew lives in this process only: an answer that reaches another
+  instance (or this one after a restart, or after ``input_timeout``) fails
+  the task with a message saying why, and the crew is never started over;
 - cancel: the crew stops at its next step and the task ends CANCELED;
 - an exception: the task ends FAILED with a generic message (the details
   are logged, never sent).
@@ -24,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import weakref
 from collections.abc import Callable, Sequence
@@ -34,6 +38,7 @@ from a2a_core.adapters import ResolvedAgent
 from a2a_core.errors import ServerBusyError
 from a2a_core.files import FilePolicy, FileRefusedError
 from a2a_core.server import AgentExecutor, ArtifactStream, RequestContext, TaskUpdater
+from a2a_core.server.leases import new_instance_id
 from a2a_core.server.named_inputs import missing_inputs_text
 from a2a_core.types import AgentSkill, Part, TaskState
 
@@ -41,6 +46,7 @@ from . import _events
 from ._card import INPUT_MODES, OUTPUT_MODES, default_description, default_name, default_skill
 from ._files import DEFAULT_FILE_POLICY, receive_files, redirect_outputs
 from ._inputs import chat_messages, crew_inputs, placeholders
+from ._paused import lost_pause_text, mark_paused, paused_on
 from ._runs import (
     Canceled,
     Chunk,
@@ -57,6 +63,7 @@ from .tracing import install_tracing
 __all__ = ["CrewAgent"]
 
 RESULT_ARTIFACT = "result"
+logger = logging.getLogger("a2a_crewai")
 DEFAULT_MAX_PAUSED = 64
 """Crews that may wait for input at once, by default (each keeps a thread and its crew copy)."""
 _CANCEL_WAIT_SECONDS = 3.0
@@ -218,6 +225,8 @@ class CrewAgent(AgentExecutor):
         )
         self._active: dict[str, CrewRun] = {}
         self._paused: dict[str, CrewRun] = {}
+        self.instance = new_instance_id()
+        """Names this process's crews in the questions they ask (``crewai.paused_on``)."""
 
     def resolved(self) -> ResolvedAgent:
         """This executor with its card defaults (what the plugin hands to the core)."""
@@ -260,8 +269,25 @@ class CrewAgent(AgentExecutor):
         paused = self._paused.pop(context.task_id, None) if context.is_continuation else None
         if paused is not None and not paused.finished.is_set() and not paused.cancelled:
             await self._continue(paused, context, updater)
-        else:
+        elif not await self._answer_lost(context, updater):
             await self._start(context, updater)
+
+    async def _answer_lost(self, context: RequestContext, updater: TaskUpdater) -> bool:
+        """Fail an answer to a crew that does not wait here (never rerun it); True if so."""
+        instance = paused_on(context) if context.is_continuation else None
+        if instance is None:
+            return False
+        logger.warning(
+            "agent %r: an answer to task %s arrived on instance %s, but its crew paused on %s "
+            "and does not wait here; the task fails (paused crews cannot move between "
+            "processes: route a task's answers to the instance that asked)",
+            self.name,
+            context.task_id,
+            self.instance,
+            instance,
+        )
+        await updater.fail(lost_pause_text(instance, self.instance, self.input_timeout))
+        return True
 
     async def cancel(self, context: RequestContext, updater: TaskUpdater) -> None:
         """Stop the crew (the token already did) and give it a moment to reach its next step."""
@@ -368,7 +394,7 @@ class CrewAgent(AgentExecutor):
         await slot.acquire()
         if run.finished.is_set():  # it gave up waiting (timeout) while we waited for a slot
             slot.release()
-            await self._start(context, updater)
+            await updater.fail(lost_pause_text(self.instance, self.instance, self.input_timeout))
             return
         run.holder = _SlotHolder(slot)
         self._active[context.task_id] = run
@@ -406,8 +432,10 @@ class CrewAgent(AgentExecutor):
                     self._paused[context.task_id] = run
                     run.pause()
                     run.holder.release()  # a waiting crew does not hold a slot
+                    metadata = mark_paused(item.metadata, self.instance)
+                    question = updater.new_agent_message(item.question, metadata=metadata)
                     await updater.update_status(
-                        TaskState.INPUT_REQUIRED, item.question, metadata=item.metadata
+                        TaskState.INPUT_REQUIRED, question, metadata=metadata
                     )
                     return
                 elif isinstance(item, Finished):

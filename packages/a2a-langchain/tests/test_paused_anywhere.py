@@ -21,10 +21,11 @@ from typing import Any
 
 import pytest
 from a2a_core.client import A2AClient
+from a2a_core.server.serve import running_server as core_running_server
 from a2a_core.types import TaskState
 from a2a_langchain import LangChainAgent, open_checkpointer, running_server
+from a2a_langchain._checkpoint import with_checkpointer
 from a2a_langchain.agent import LOST_PAUSE_TEXT, MOVED_ON_TEXT
-from a2a_langchain.checkpoint import with_checkpointer
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableBinding, RunnableLambda
 from langgraph.checkpoint.memory import InMemorySaver
@@ -109,8 +110,10 @@ async def two_instances(
                 options["checkpointer"] = await stack.enter_async_context(
                     open_checkpointer(checkpointer_url)
                 )
+            # B is served through the core's plugin path (a2a_core's running_server).
+            serving = running_server if label == "A" else core_running_server
             server = await stack.enter_async_context(
-                running_server(weather_graph(label, runs), store_url=store_url, **options)
+                serving(weather_graph(label, runs), store_url=store_url, **options)
             )
             client = await A2AClient.connect(server.url)
             stack.push_async_callback(client.aclose)

@@ -23,9 +23,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._checkpoint import open_checkpointer
     from ._remote import CREDENTIAL_KEY, caller_credential
     from .agent import LangChainAgent, a2a_context
-    from .checkpoint import open_checkpointer
     from .runnable import RemoteA2ARunnable
     from .serving import running_server, serve, serve_async
     from .tools import (
@@ -63,7 +63,7 @@ _LAZY = {
     "LangChainAgent": ".agent",
     "a2a_context": ".agent",
     "RemoteA2ARunnable": ".runnable",
-    "open_checkpointer": ".checkpoint",
+    "open_checkpointer": "._checkpoint",
     "serve": ".serving",
     "serve_async": ".serving",
     "running_server": ".serving",

@@ -12,7 +12,7 @@ without a checkpointer the task's history is the conversation. A LangGraph
 ``interrupt()`` pauses the task in INPUT_REQUIRED with the interrupt's value;
 the next message of the same task resumes the graph (``Command(resume=...)``).
 The paused graph lives in its checkpointer: with a durable one shared by every
-server instance (``checkpointer=``, see ``checkpoint``) any instance resumes
+server instance (``checkpointer=``, ``open_checkpointer``) any instance resumes
 it; when the instance answering has no state for the paused thread (an
 in-memory checkpointer on another instance, or before a restart), the task
 fails with a message saying so and nothing is rerun.
@@ -139,7 +139,7 @@ class LangChainAgent(AgentExecutor):
       models that take no URLs;
     - ``checkpointer``: a LangGraph ``BaseCheckpointSaver`` the graph runs with
       (replacing the one it was compiled with). A durable one shared by every
-      server instance (``checkpoint.open_checkpointer``: SQLite, PostgreSQL; or
+      server instance (``a2a_langchain.open_checkpointer``: SQLite, PostgreSQL; or
       any saver, Redis...) lets a task paused by ``interrupt()`` on one
       instance be answered through any other.
     """
@@ -171,7 +171,7 @@ class LangChainAgent(AgentExecutor):
                 f"LangChainAgent serves LangChain Runnables, not {type(runnable).__name__}"
             )
         if checkpointer is not None:
-            from .checkpoint import with_checkpointer
+            from ._checkpoint import with_checkpointer
 
             runnable = with_checkpointer(runnable, checkpointer)
         if input_mode not in ("auto", "text", "messages", "dict"):
@@ -283,7 +283,7 @@ class LangChainAgent(AgentExecutor):
                 logger.warning(
                     "agent %r: task %s was paused by interrupt(), but the checkpointer %s for "
                     "thread %r; the task fails. Give every instance one durable checkpointer "
-                    "(LangChainAgent(checkpointer=...), a2a_langchain.checkpoint).",
+                    "(LangChainAgent(checkpointer=...), a2a_langchain.open_checkpointer).",
                     self.name,
                     context.task_id,
                     "has no pending interrupt" if saved else "has no state",

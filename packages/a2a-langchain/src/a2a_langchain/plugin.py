@@ -37,6 +37,7 @@ AGENT_OPTIONS = frozenset(
         "url_policy",
         "input_modes",
         "output_modes",
+        "checkpointer",
     }
 )
 """Server options passed on to ``LangChainAgent`` (``runnable_config``, or a mapping given

@@ -39,8 +39,15 @@ def with_checkpointer(runnable: Runnable[Any, Any], saver: Any) -> Runnable[Any,
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
     if not isinstance(saver, BaseCheckpointSaver):
+        hint = (
+            " (for a URL, open the saver in the serving event loop: "
+            "async with open_checkpointer(url) as saver: ...)"
+            if isinstance(saver, str)
+            else ""
+        )
         raise TypeError(
-            f"checkpointer must be a LangGraph BaseCheckpointSaver, not {type(saver).__name__}"
+            "checkpointer must be a LangGraph BaseCheckpointSaver, not "
+            f"{type(saver).__name__}{hint}"
         )
     if not is_graph(runnable):
         raise TypeError("checkpointer= needs a compiled LangGraph graph")

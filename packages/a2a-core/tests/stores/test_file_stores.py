@@ -261,3 +261,30 @@ async def test_a_direct_replys_file_is_served_though_no_task_is_stored(
         link = result.message.parts[1]
         assert link.url is not None
         assert (await client.download(link)).raw == BIG
+
+
+@pytest.mark.parametrize("kind", ["redis", "postgres"])
+async def test_the_owner_rule_holds_on_every_instance(
+    kind: str, request: pytest.FixtureRequest
+) -> None:
+    url = shared_url(kind, request)
+    tokens = {"alice-token": "alice", "bob-token": "bob"}
+    alice = {"Authorization": "Bearer alice-token"}
+    options = {"store_url": url, "bearer_tokens": tokens}
+    async with (
+        running_server(big_file, file_store=small_inline(), **options) as a,
+        running_server(big_file, file_store=small_inline(), **options) as b,
+        await A2AClient.connect(a.url, headers=alice) as client,
+    ):
+        result = await client.send("mine")
+        assert result.task is not None
+        link = result.task.artifacts[0].parts[1].url
+        assert link is not None
+        through_b = b.url + link[len(a.url) :]
+        async with httpx.AsyncClient() as http:
+            assert (await http.get(through_b)).status_code == 404
+            bob = await http.get(through_b, headers={"Authorization": "Bearer bob-token"})
+            assert bob.status_code == 404
+            ok = await http.get(through_b, headers=alice)
+            assert ok.status_code == 200
+            assert ok.content == BIG

@@ -44,6 +44,7 @@ examples:
   a2a serve agent.py:graph --name "Researcher" --skill "search:Search:Finds sources"
   a2a serve agent.py:agent --port 9000 --public-url https://agents.example.com/research
   a2a serve agent.py:agent --bearer-token "$TOKEN" --push --store sqlite:///tasks.db
+  a2a serve agent.py:agent --store redis://cache:6379/0 --lease-seconds 15   # one of several
   a2a serve chain.py:chain -o stream=false -o input_key=question   # adapter options
   a2a serve https://agent.example.com --port 9000   # a gateway to a remote agent
 
@@ -162,7 +163,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     cluster = parser.add_argument_group(
-        "cluster (several instances on one sqlite://, redis:// or postgresql:// store)"
+        "cluster (leases: sqlite://, redis://, postgresql://; several instances: the last two)"
     )
     cluster.add_argument(
         "--lease-seconds",

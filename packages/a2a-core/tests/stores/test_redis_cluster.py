@@ -68,3 +68,54 @@ async def test_an_event_saved_but_never_published_is_a_hole_followers_notice(
         assert (await anext(after_hole)) == (6, None)
     finally:
         await store.aclose()
+
+
+async def test_save_and_publish_is_one_round_trip_and_all_or_nothing(
+    redis_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's event: the task saved and the event added to its stream by one script."""
+    from typing import Any
+
+    import redis.asyncio.connection as connection
+    from a2a_core.stores import ConcurrentUpdateError
+    from a2a_core.stores.redis import RedisTaskStore
+    from a2a_core.testing.fakes import make_task
+    from a2a_core.types import TaskState, TaskStatus, TaskStatusUpdateEvent
+
+    store = open_task_store(f"{REDIS_URL}?prefix={redis_prefix}")
+    assert isinstance(store, RedisTaskStore)
+    channel = store.event_channel()
+    assert channel.saves_events
+    task = make_task("t", context_id="c")
+    await store.create(task, "alice")
+    await store.get("t", "alice")  # connected, so only the save is counted below
+    sent: list[object] = []
+    original = connection.AbstractConnection.send_packed_command
+
+    async def counted(self: Any, command: Any, check_health: bool = True) -> None:
+        sent.append(command)
+        await original(self, command, check_health)
+
+    monkeypatch.setattr(connection.AbstractConnection, "send_packed_command", counted)
+    working = task.model_copy(update={"status": TaskStatus(state=TaskState.WORKING)})
+    event = TaskStatusUpdateEvent(task_id="t", context_id="c", status=working.status)
+    try:
+        saved = await channel.save_and_publish(working, "alice", 1, event, 1)
+        assert saved.version == 2
+        assert len(sent) == 1, "the save and the publish travel as one script call"
+        monkeypatch.setattr(connection.AbstractConnection, "send_packed_command", original)
+        stored = await store.get("t", "alice")
+        assert stored is not None
+        assert (stored.version, stored.task.status.state) == (2, TaskState.WORKING)
+        follower = channel.follow("t", 1, 2)
+        event_id, seen = await anext(follower)
+        assert event_id == 2
+        assert seen == event
+        with pytest.raises(ConcurrentUpdateError):  # stale: neither saved nor published
+            await channel.save_and_publish(working, "alice", 1, event, 2)
+        with pytest.raises(ConcurrentUpdateError):  # another owner: the same
+            await channel.save_and_publish(working, "bob", 2, event, 2)
+        client = store._connected()  # pyright: ignore[reportPrivateUsage]
+        assert await client.xlen(channel.stream_key("t")) == 1
+    finally:
+        await store.aclose()

@@ -53,6 +53,9 @@ checks them over real servers):
 - ``shared`` is True when another instance may read what is published: the
   manager skips ``publish`` entirely when it is False (the in-process fast
   path of a single ``memory://`` or ``sqlite://`` service).
+- ``saves_events`` (optional): ``save_and_publish`` saves the task through the
+  store the channel belongs to and publishes the event in one step; the
+  manager then uses it instead of ``save`` and ``publish`` for a run's events.
 - ``push_configs()`` returns the store for push configs all instances share,
   or None to keep each notifier's own in-memory store (single instance).
 
@@ -77,7 +80,8 @@ from ..types import StreamEvent
 from .events import EventsLost, MemoryEventBus, Subscription
 
 if TYPE_CHECKING:
-    from ..stores import TaskStore
+    from ..stores import StoredTask, TaskStore
+    from ..types import Task
     from .push.store import PushConfigStore
 
 __all__ = [
@@ -118,6 +122,26 @@ class TaskChannel(ABC):
         ``previous``: the id of the task's event before it as the publisher knows it
         (None: unknown, so a follower from before this event must assume a hole).
         """
+
+    @property
+    def saves_events(self) -> bool:
+        """Whether ``save_and_publish`` can save a task and publish its event in one step."""
+        return False
+
+    async def save_and_publish(
+        self,
+        task: Task,
+        owner: str | None,
+        expected_version: int,
+        event: StreamEvent,
+        previous: int | None,
+    ) -> StoredTask:
+        """``TaskStore.save`` and ``publish`` (id: the version saved) as one atomic write.
+
+        Only when ``saves_events``: a backend that can (one Redis script) saves a
+        round trip per event, and never leaves a task saved without its event.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not save events")
 
     @abstractmethod
     async def publish_end(self, task_id: str, event_id: int) -> None:

@@ -238,12 +238,13 @@ class TaskRun:
         else:
             raise IllegalTransitionError(f"agents may not emit {type(event).__name__} events")
         previous = task.status.state
-        new_task = await self._save(event)
+        new_task, published = await self._save(event)
         self._emitted = True
         manager = self.manager
         version = self.version
         if manager.channel.shared:
-            await manager.send_to_channel(task.id, version, event, self.published)
+            if not published:
+                await manager.send_to_channel(task.id, version, event, self.published)
             self.published = version
         manager.bus.publish(task.id, event, version)
         if manager.observers:
@@ -252,8 +253,13 @@ class TaskRun:
         if state.is_terminal or state.is_interrupted:
             self.settled.set()
 
-    async def _save(self, event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent) -> Task:
-        """Apply ``event`` to the task and store the result, re-applying after a conflict."""
+    async def _save(
+        self, event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+    ) -> tuple[Task, bool]:
+        """Apply ``event`` to the task and store the result, re-applying after a conflict.
+
+        Returns the new task, and whether the event was published with the save.
+        """
         max_history = self.manager.config.max_history
         for _ in range(_SAVE_ATTEMPTS):
             if isinstance(event, TaskStatusUpdateEvent):
@@ -261,19 +267,28 @@ class TaskRun:
             else:
                 new_task = apply_artifact(self.task, event)
             try:
-                await self._persist(new_task)
+                published = await self._persist(new_task, event)
             except ConcurrentUpdateError:
                 await self._reload()
                 continue
-            return new_task
+            return new_task, published
         self.error = InternalError("The task kept changing while it was being saved")
         raise self.error
 
-    async def _persist(self, task: Task) -> None:
-        store = self.manager.store
+    async def _persist(self, task: Task, event: StreamEvent | None = None) -> bool:
+        """Store ``task``; True when ``event`` was published in the same write."""
+        manager = self.manager
+        store = manager.store
+        channel = manager.channel
+        published = False
         try:
             if self.version == 0:
                 stored = await store.create(task, self.owner)
+            elif event is not None and channel.shared and channel.saves_events:
+                stored = await manager.save_and_publish(
+                    task, self.owner, self.version, event, self.published
+                )
+                published = True
             else:
                 stored = await store.save(task, self.owner, self.version)
         except (ConcurrentUpdateError, ServerBusyError):
@@ -285,6 +300,7 @@ class TaskRun:
         self.version = stored.version
         self.task = task
         self.error = None
+        return published
 
     async def _reload(self) -> None:
         """Someone else saved the task (another instance, a concurrent cancel): catch up."""
@@ -484,6 +500,18 @@ class TaskManager:
                 write_failed=self._settle_orphan,
                 on_lost=self._lease_lost,
             )
+
+    async def save_and_publish(
+        self, task: Task, owner: str | None, version: int, event: StreamEvent, previous: int | None
+    ) -> StoredTask:
+        """Save a run's task and publish its event in one write (``TaskChannel.saves_events``)."""
+        hooks = _telemetry.active
+        started = time.perf_counter()
+        try:
+            return await self.channel.save_and_publish(task, owner, version, event, previous)
+        finally:
+            if hooks is not None:  # timed as a save, like the store's own saves
+                hooks.store_time("save", type(self.backend).__name__, time.perf_counter() - started)
 
     async def send_to_channel(
         self, task_id: str, event_id: int, event: StreamEvent, previous: int | None

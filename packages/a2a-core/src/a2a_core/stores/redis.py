@@ -324,10 +324,28 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         return StoredTask(Task.model_validate_json(body), int(version), owner)
 
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
+        return await self.save_by_script("save", _SAVE, task, owner, expected_version)
+
+    async def save_by_script(
+        self,
+        name: str,
+        source: str,
+        task: Task,
+        owner: str | None,
+        expected_version: int,
+        more_keys: Sequence[str] = (),
+        more_args: Sequence[Any] = (),
+    ) -> StoredTask:
+        """``save`` through ``source``: ``_SAVE``, or a script that runs it and does more.
+
+        The script gets the save's KEYS (1-6) and ARGV (1-9), then ``more_keys`` and
+        ``more_args``, and returns what ``_SAVE`` returns (the task channel adds the
+        event's stream entry in the same script: one round trip, one atomic write).
+        """
         p = self.prefix
-        keys = [*self._index_keys(task, owner), f"{p}:terminal", f"{p}:seq"]
-        args = [task.id, _owner_tag(owner), expected_version, *_fields(task)]
-        result = int(await self._script("save", _SAVE, keys, args))
+        keys = [*self._index_keys(task, owner), f"{p}:terminal", f"{p}:seq", *more_keys]
+        args = [task.id, _owner_tag(owner), expected_version, *_fields(task), *more_args]
+        result = int(await self._script(name, source, keys, args))
         if result == 0:
             raise ConcurrentUpdateError(f"task {task.id} no longer exists")
         if result < 0:

@@ -9,12 +9,15 @@ for the contract). Keys and channels, under the store's ``<prefix>``::
     <prefix>:push:<task id>     hash: config id -> the stored push config (JSON)
     <prefix>:control            pub/sub channel: "cancel <task id>"
 
-Publishing is one Lua script: it drops an event not above the stream's last
-entry (a late writer), records the previous entry's id in ``p`` (or the
-publisher's ``previous`` when that is newer, or the stream is fresh: an
-event saved by an instance that died before publishing it leaves a hole
-there), adds the entry with approximate
-``MAXLEN`` trimming (``stream_max_events``) and refreshes the stream's expiry
+Publishing is one Lua script. The instance running a task saves it and
+publishes the event the save produced in one script (``save_and_publish``:
+one round trip per event, and never a task saved without its event); an
+event from elsewhere (a cancel, a settled orphan) is saved, then published.
+Publishing drops an event not above the stream's last entry (a late
+writer), records the previous entry's id in ``p`` (or the publisher's
+``previous`` when that is newer, or the stream is fresh: an event saved by
+an instance that died before publishing it leaves a hole there), adds the
+entry with approximate ``MAXLEN`` trimming (``stream_max_events``) and refreshes the stream's expiry
 (``stream_ttl`` seconds after the task's last event). A follower reads the
 retained entries above its id with ``XRANGE``; the first one's ``p`` shows
 whether anything older it needs was trimmed (then ``EventsLost``), and any
@@ -43,44 +46,82 @@ from ..server.channel import ChannelItem, ChannelListener, EventsLost, TaskChann
 from ..server.push.store import PushConfigEntry, PushConfigStore
 from ..types import (
     StreamEvent,
+    Task,
     TaskArtifactUpdateEvent,
     TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
+from .base import StoredTask
+from .redis import _SAVE  # pyright: ignore[reportPrivateUsage]
 
 __all__ = ["RedisPushConfigStore", "RedisTaskChannel"]
 
 logger = logging.getLogger("a2a_core.stores.redis")
 
-# KEYS: stream. ARGV: id ms, id seq (0 event, 1 end mark), kind, body, previous hint ("" none),
-#       maxlen, ttl seconds. Returns 1 when added, 0 when not above the last entry.
-_PUBLISH = """
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local ms, sq = tonumber(ARGV[1]), tonumber(ARGV[2])
-local prev
-if #last > 0 then
-  prev = last[1][1]
-  local lms, lsq = string.match(prev, '(%d+)-(%d+)')
-  lms, lsq = tonumber(lms), tonumber(lsq)
-  if lms > ms or (lms == ms and lsq >= sq) then return 0 end
-  if sq == 0 and ARGV[5] ~= '' and tonumber(ARGV[5]) > lms then
-    prev = ARGV[5] .. '-0'  -- an event saved but never published (its writer died): a hole
+# publish(stream, id ms, id seq (0 event, 1 end mark), kind, body, previous hint ("" none),
+#         maxlen, ttl seconds): 1 when added, 0 when not above the last entry.
+_PUBLISH_FN = """
+local function publish(key, ms, sq, kind, body, hint, maxlen, ttl)
+  local last = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
+  ms, sq = tonumber(ms), tonumber(sq)
+  local prev
+  if #last > 0 then
+    prev = last[1][1]
+    local lms, lsq = string.match(prev, '(%d+)-(%d+)')
+    lms, lsq = tonumber(lms), tonumber(lsq)
+    if lms > ms or (lms == ms and lsq >= sq) then return 0 end
+    if sq == 0 and hint ~= '' and tonumber(hint) > lms then
+      prev = hint .. '-0'  -- an event saved but never published (its writer died): a hole
+    end
+  elseif hint ~= '' then
+    prev = hint .. '-0'
+  else
+    prev = '?'
   end
-elseif ARGV[5] ~= '' then
-  prev = ARGV[5] .. '-0'
-else
-  prev = '?'
+  redis.call('XADD', key, 'MAXLEN', '~', maxlen, ms .. '-' .. sq, 'k', kind, 'e', body, 'p', prev)
+  redis.call('EXPIRE', key, ttl)
+  return 1
 end
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[6], ARGV[1] .. '-' .. ARGV[2],
-           'k', ARGV[3], 'e', ARGV[4], 'p', prev)
-redis.call('EXPIRE', KEYS[1], ARGV[7])
-return 1
 """
+
+# KEYS: stream. ARGV: publish's arguments after the stream.
+_PUBLISH = (
+    _PUBLISH_FN
+    + """
+return publish(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7])
+"""
+)
+
+# KEYS: the save's 6, then the stream. ARGV: the save's 9, then kind, body, previous hint,
+# maxlen, ttl. The task saved at a new version and its event added with that version as
+# its id, atomically: returns what the save returns.
+_SAVE_PUBLISH = (
+    "local function save()\n"
+    + _SAVE
+    + "\nend\n"
+    + _PUBLISH_FN
+    + """
+local version = save()
+if version > 0 then
+  publish(KEYS[7], version, 0, ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[14])
+end
+return version
+"""
+)
 
 _KINDS: dict[str, type[TaskStatusUpdateEvent] | type[TaskArtifactUpdateEvent]] = {
     "s": TaskStatusUpdateEvent,
     "a": TaskArtifactUpdateEvent,
 }
+
+
+def _entry(event: StreamEvent) -> tuple[str, str] | None:
+    """A task event's stream kind and JSON body (None: not a task event)."""
+    if isinstance(event, TaskStatusUpdateEvent):
+        return "s", event.model_dump_json(by_alias=True)
+    if isinstance(event, TaskArtifactUpdateEvent):
+        return "a", event.model_dump_json(by_alias=True)
+    return None
 
 
 def _text(value: bytes | str) -> str:
@@ -147,14 +188,37 @@ class RedisTaskChannel(TaskChannel):
     async def publish(
         self, task_id: str, event_id: int, event: StreamEvent, previous: int | None = None
     ) -> None:
-        if isinstance(event, TaskStatusUpdateEvent):
-            kind = "s"
-        elif isinstance(event, TaskArtifactUpdateEvent):
-            kind = "a"
-        else:
+        entry = _entry(event)
+        if entry is None:
             return  # a direct reply belongs to no task: nothing to share
-        body = event.model_dump_json(by_alias=True)
-        await self._add(task_id, event_id, 0, kind, body, previous)
+        await self._add(task_id, event_id, 0, *entry, previous)
+
+    @property
+    def saves_events(self) -> bool:
+        return True
+
+    async def save_and_publish(
+        self,
+        task: Task,
+        owner: str | None,
+        expected_version: int,
+        event: StreamEvent,
+        previous: int | None,
+    ) -> StoredTask:
+        entry = _entry(event)
+        if entry is None:
+            return await self._store.save(task, owner, expected_version)
+        hint = "" if previous is None else str(previous)
+        more_args = [*entry, hint, self.stream_max_events, self.stream_ttl]
+        return await self._store.save_by_script(
+            "save_publish",
+            _SAVE_PUBLISH,
+            task,
+            owner,
+            expected_version,
+            [self.stream_key(task.id)],
+            more_args,
+        )
 
     async def publish_end(self, task_id: str, event_id: int) -> None:
         await self._add(task_id, event_id, 1, "end", "", event_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._api import lazy_exports
+from ._api import lazy_exports as _lazy_exports
 
 __version__ = "0.1.0"
 """The installed version of a2a-adapters-core."""
@@ -347,4 +347,4 @@ __all__ = [  # noqa: RUF022 - grouped: types and errors first, then server and c
 ]
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _ORIGIN, __all__)
+__getattr__, __dir__ = _lazy_exports(__name__, _ORIGIN, __all__)

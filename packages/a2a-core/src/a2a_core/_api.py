@@ -41,6 +41,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.telemetry",
     "a2a_core.auth",
     "a2a_core.oidc",
+    "a2a_core.mtls",
     "a2a_core.signing",
     "a2a_core.adapters",
     "a2a_core.hookspecs",

@@ -94,14 +94,17 @@ class FileStore:
 
     @property
     def max_bytes(self) -> int:
+        """Bytes the whole store holds at most (oldest files are dropped first)."""
         return self.limits.max_bytes
 
     @property
     def max_files(self) -> int:
+        """Files the whole store holds at most."""
         return self.limits.max_files
 
     @property
     def max_task_bytes(self) -> int:
+        """Bytes one task's files may take (beyond it a file stays inline in the answer)."""
         return self.limits.max_task_bytes
 
     @property

@@ -43,6 +43,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.oidc",
     "a2a_core.mtls",
     "a2a_core.signing",
+    "a2a_core.webhooks",
     "a2a_core.adapters",
     "a2a_core.hookspecs",
     "a2a_core.plugins",

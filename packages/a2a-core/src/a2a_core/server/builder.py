@@ -46,7 +46,7 @@ from .authorization import OperationScopes
 from .files import FileStore
 from .options import BuildOptions, ServiceOptions, check_agent_options, parse_options
 from .push_api import PushNotifier
-from .service import A2AService
+from .service import A2AService, ConfigurationError
 
 __all__ = [
     "LOCAL_BASE",
@@ -145,7 +145,15 @@ def _notifier(svc: ServiceOptions) -> PushNotifier | None:
     if svc.push is True:
         from .push import PushNotificationService
 
-        return PushNotificationService(allow_private_targets=svc.allow_private_push_targets)
+        return PushNotificationService(
+            allow_private_targets=svc.allow_private_push_targets,
+            signing_secret=svc.push_signing_secret,
+        )
+    if svc.push_signing_secret is not None:
+        raise ConfigurationError(
+            "push_signing_secret configures the built-in sender (push=True); give your own "
+            "PushNotifier its secret yourself"
+        )
     if svc.push is None or svc.push is False:
         return None
     return svc.push

@@ -45,7 +45,8 @@ class ServerCallContext:
     principal: Principal | None = None
     tenant: str | None = None
     extensions: frozenset[str] = frozenset()
-    headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    headers: Mapping[str, str] = field(default_factory=dict[str, str], repr=False)
+    """The request's headers (lower-case names); not in the repr: they carry credentials."""
     base_url: str | None = None
     """The agent's URL as this caller reached it (for links it serves; None: unknown)."""
 

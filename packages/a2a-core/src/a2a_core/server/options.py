@@ -105,6 +105,9 @@ class ServiceOptions:
     """True: the built-in webhook sender; or a ``PushNotifier``; None/False: no push."""
     allow_private_push_targets: bool = False
     """With ``push=True``: let webhooks call loopback/private hosts (tests, development)."""
+    push_signing_secret: str | bytes | Sequence[str | bytes] | None = None
+    """With ``push=True``: sign every delivery (HMAC-SHA256, Standard Webhooks headers; see
+    ``a2a_core.webhooks``); several secrets while rotating, the new one first."""
     extended_card: CardProvider | None = None
     streaming: bool = True
     strict_output_modes: bool = False

@@ -18,6 +18,12 @@ update has been delivered (or given up on) to a config, the config is
 forgotten: a finished task sends nothing more, and the spec keeps configs
 only "until task completion or deletion".
 
+With ``signing_secret`` every delivery is signed (HMAC-SHA256 over its id,
+timestamp and body, the Standard Webhooks headers ``webhook-id``,
+``webhook-timestamp``, ``webhook-signature``; see ``a2a_core.webhooks``),
+each retry signed anew with a later timestamp, so receivers can refuse
+forged, changed, stale and replayed deliveries.
+
 Secrets never leave through the API: ``get_config``/``list_configs`` (and the
 config ``set_config`` returns) show ``token`` and ``authentication.credentials``
 as ``"***"``. Setting a config again with ``"***"`` in place of a secret keeps
@@ -32,7 +38,7 @@ import random
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any
@@ -49,6 +55,7 @@ from ...types import (
     TaskState,
     TaskStatusUpdateEvent,
 )
+from ...webhooks import WebhookSigner
 from .payload import check_secrets, render
 from .policy import ResolutionError, TargetRefusedError, UrlPolicy
 from .store import MemoryPushConfigStore, PushConfigEntry, PushConfigStore
@@ -251,6 +258,7 @@ class PushNotificationService:
         max_concurrency: int = 16,
         drain_timeout: float = 5.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        signing_secret: str | bytes | Sequence[str | bytes] | None = None,
     ) -> None:
         """
         Args:
@@ -268,6 +276,8 @@ class PushNotificationService:
             drain_timeout: how long ``aclose`` lets queued deliveries finish.
             transport: an httpx transport (tests). Default: ``VettedTransport(policy)``,
                 which connects only to addresses the policy allows.
+            signing_secret: sign every delivery with it (``a2a_core.webhooks``; several
+                while rotating, the new one first). None: unsigned.
         """
         if policy is not None and (allow_private_targets or allowed_hosts):
             raise ValueError("pass either policy or allow_private_targets/allowed_hosts")
@@ -294,6 +304,7 @@ class PushNotificationService:
         self.max_pending = max_pending
         self.drain_timeout = drain_timeout
         self._transport = transport
+        self._signer = WebhookSigner(signing_secret) if signing_secret is not None else None
         self._concurrency_limit = max_concurrency
         self._counters = _Counters()
         self._intake: deque[_Event] = deque()
@@ -593,19 +604,25 @@ class PushNotificationService:
         assert self._concurrency is not None
         reason = ""
         retry_after: float | None = None
+        message_id = f"msg_{uuid.uuid4().hex}"
+        signed_at = 0
         for attempt in range(self.retry.max_retries + 1):
             if attempt:
                 self._counters.retried += 1
                 await asyncio.sleep(self.retry.delay(attempt, retry_after))
             retry_after = None
+            sent = headers
+            if self._signer is not None:
+                # each attempt is signed anew, strictly later, so it is no replay of the last
+                signed_at = max(int(time.time()), signed_at + 1)
+                signature = self._signer.sign(body, message_id=message_id, timestamp=signed_at)
+                sent = {**headers, **signature}
             try:
                 target = await self.policy.check_dispatch(config.url)
                 async with (
                     self._concurrency,
                     asyncio.timeout(self.timeout),
-                    self._http().stream(
-                        "POST", target.url, content=body, headers=headers
-                    ) as response,
+                    self._http().stream("POST", target.url, content=body, headers=sent) as response,
                 ):
                     status = response.status_code
                     retry_after = _retry_after(response.headers.get("retry-after"))

@@ -512,6 +512,21 @@ def test_serve_passthrough_needs_a_gateway_that_authenticates(
     assert "give --oidc-issuer (or --bearer-token)" in err
 
 
+def test_serve_push_signing_secret_goes_with_push(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("A2A_PUSH_SIGNING_SECRET", raising=False)
+    target = f"{AGENTS_FILE}:ScriptedAgent"
+    code, _, err = cli(capsys, "serve", target, "--port", "0", "--push-signing-secret", "x" * 32)
+    assert code == 2
+    assert "--push-signing-secret goes with --push" in err
+    code, _, err = cli(
+        capsys, "serve", target, "--port", "0", "--push", "--push-signing-secret", "short"
+    )
+    assert code == 2
+    assert "at least 16 bytes" in err
+
+
 def test_serve_gateway_to_nowhere_exits_4(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "serve", f"http://127.0.0.1:{free_port()}", "--port", "0")
     assert (code, out) == (4, "")

@@ -58,6 +58,8 @@ REMOTE_CLIENT_ID_ENV = "A2A_REMOTE_CLIENT_ID"
 """The default of ``a2a serve URL --remote-client-id``."""
 REMOTE_CLIENT_SECRET_ENV = "A2A_REMOTE_CLIENT_SECRET"
 """The default of ``a2a serve URL --remote-client-secret``."""
+PUSH_SIGNING_SECRET_ENV = "A2A_PUSH_SIGNING_SECRET"
+"""The default of ``a2a serve --push-signing-secret``."""
 _BINDING_ORDER = tuple(b.name for b in bindings())
 
 
@@ -203,6 +205,15 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--allow-private-push-targets",
         action="store_true",
         help="let webhooks target loopback and private addresses (local development)",
+    )
+    behaviour.add_argument(
+        "--push-signing-secret",
+        metavar="SECRET",
+        default=os.environ.get(PUSH_SIGNING_SECRET_ENV) or None,
+        help=(
+            "with --push: sign every delivery (HMAC-SHA256, Standard Webhooks headers; "
+            f"default: ${PUSH_SIGNING_SECRET_ENV}, kept out of ps)"
+        ),
     )
     behaviour.add_argument(
         "--strict-output-modes",
@@ -563,6 +574,18 @@ def _refuse_remote_options(args: argparse.Namespace) -> None:
             raise UsageError(f"{flag} is for a gateway (an http(s):// TARGET)")
 
 
+def _push_signing_secret(args: argparse.Namespace) -> str | None:
+    """``--push-signing-secret`` (or its environment variable), which goes with ``--push``."""
+    secret: str | None = args.push_signing_secret
+    if secret is None:
+        return None
+    if not args.push:
+        if secret == os.environ.get(PUSH_SIGNING_SECRET_ENV):
+            return None  # set in the environment for other runs: not this one's mistake
+        raise UsageError("--push-signing-secret goes with --push")
+    return secret
+
+
 def _remote_connection(args: argparse.Namespace) -> dict[str, Any]:
     """How the gateway connects to the remote agent: client credentials, TLS files."""
     from .common import tls_settings
@@ -708,6 +731,7 @@ async def run(args: argparse.Namespace) -> int:
                     log_level=args.log_level,
                     push=bool(args.push),
                     allow_private_push_targets=bool(args.allow_private_push_targets),
+                    push_signing_secret=_push_signing_secret(args),
                     graceful_shutdown=3,
                     grpc_port=grpc_port,
                     store_url=args.store,
@@ -748,7 +772,8 @@ async def run(args: argparse.Namespace) -> int:
         bindings = "JSON-RPC, HTTP+JSON and gRPC" if grpc_address else "JSON-RPC and HTTP+JSON"
         details = [f"A2A {', '.join(versions)}", bindings, f"store {store}"]
         if args.push:
-            details.append("push notifications on")
+            signed = " (signed)" if args.push_signing_secret else ""
+            details.append(f"push notifications on{signed}")
         if options.get("bearer_tokens"):
             details.append(f"bearer auth ({len(options['bearer_tokens'])} token(s))")
         if options.get("oidc_issuer"):

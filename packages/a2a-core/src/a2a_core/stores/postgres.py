@@ -42,11 +42,11 @@ from .base import (
     TaskQuery,
     TaskStore,
     decode_cursor,
-    encode_cursor,
     sort_key,
 )
 from .cluster import Lease, SentMessages, TaskLeases
 from .postgres_channel import PostgresTaskChannel, channel_schema
+from .sql_list import list_statements, task_page
 
 if TYPE_CHECKING:
     from .postgres_files import PostgresFileBackend
@@ -227,42 +227,18 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
         if _nul(query.context_id, owner):
             return TaskPage(tasks=[], next_page_token="", total_size=0)
-        t = self._sql.tasks
-        where = ["owner = %s"]
-        params: list[Any] = [_owner_tag(owner)]
-        if query.context_id is not None:
-            where.append("context_id = %s")
-            params.append(query.context_id)
-        if query.state is not None:
-            where.append("state = %s")
-            params.append(query.state.value)
-        if query.status_after is not None:
-            where.append("status_ts >= %s")  # NULL (undated) never matches
-            params.append(query.status_after.timestamp())
-        filters = " AND ".join(where)
-        page_where, page_params = filters, list(params)
-        if query.page_token:
-            after_ts, after_id = decode_cursor(query.page_token)
-            if _nul(after_id):
-                raise InvalidParamsError("Invalid page token")
-            page_where += " AND (sort_ts, id) > (%s, %s)"
-            page_params += [after_ts, after_id]
-        page_params.append(query.page_size + 1)
+        if query.page_token and _nul(decode_cursor(query.page_token)[1]):
+            raise InvalidParamsError("Invalid page token")  # no task id holds NUL here
+        sql = list_statements(query, table=self._sql.tasks, owner=_owner_tag(owner), mark="%s")
         async with await self._connection() as conn, conn.transaction():
             # REPEATABLE READ: the count and the page see one snapshot.
             await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            cur = await conn.execute(f"SELECT count(*) FROM {t} WHERE {filters}", params)
+            cur = await conn.execute(sql.count, sql.count_params)
             counted = await cur.fetchone()
-            cur = await conn.execute(
-                f"SELECT body FROM {t} WHERE {page_where} ORDER BY sort_ts, id LIMIT %s",
-                page_params,
-            )
+            cur = await conn.execute(sql.page, sql.page_params)
             bodies: list[str] = [body for (body,) in await cur.fetchall()]
         total = int(counted[0]) if counted is not None else 0
-        tasks = [Task.model_validate_json(body) for body in bodies[: query.page_size]]
-        more = len(bodies) > query.page_size
-        token = encode_cursor(tasks[-1]) if more and tasks else ""
-        return TaskPage(tasks=tasks, next_page_token=token, total_size=total)
+        return task_page(total, bodies, query.page_size)
 
     # -- leases (TaskLeases) ------------------------------------------------------------
     async def acquire_lease(

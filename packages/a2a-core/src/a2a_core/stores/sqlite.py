@@ -18,7 +18,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..types import Task
 from .base import (
@@ -27,11 +27,10 @@ from .base import (
     TaskPage,
     TaskQuery,
     TaskStore,
-    decode_cursor,
-    encode_cursor,
     sort_key,
 )
 from .cluster import Lease, SentMessages, TaskLeases
+from .sql_list import list_statements, task_page
 
 if TYPE_CHECKING:
     from .sqlite_files import SqliteFileBackend
@@ -200,40 +199,16 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
         return await self._run(remove)
 
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
-        where = ["owner IS ?"]
-        params: list[Any] = [owner]
-        if query.context_id is not None:
-            where.append("context_id = ?")
-            params.append(query.context_id)
-        if query.state is not None:
-            where.append("state = ?")
-            params.append(query.state.value)
-        if query.status_after is not None:
-            where.append("status_ts >= ?")  # NULL (undated) never matches
-            params.append(query.status_after.timestamp())
-        filters = " AND ".join(where)
-        page_where, page_params = filters, list(params)
-        if query.page_token:
-            after_ts, after_id = decode_cursor(query.page_token)
-            page_where += " AND (sort_ts, id) > (?, ?)"  # a row value: an index range
-            page_params += [after_ts, after_id]
-        page_sql = f"SELECT body FROM a2a_tasks WHERE {page_where} ORDER BY sort_ts, id LIMIT ?"
-        page_params.append(query.page_size + 1)
+        sql = list_statements(query, table="a2a_tasks", owner=owner, owner_op="IS")
 
         def select(conn: sqlite3.Connection) -> tuple[int, list[str]]:
             with _transaction(conn, "BEGIN"):  # one snapshot for the count and the page
-                (total,) = conn.execute(
-                    f"SELECT COUNT(*) FROM a2a_tasks WHERE {filters}",
-                    params,
-                ).fetchone()
-                bodies = [body for (body,) in conn.execute(page_sql, page_params)]
+                (total,) = conn.execute(sql.count, sql.count_params).fetchone()
+                bodies = [body for (body,) in conn.execute(sql.page, sql.page_params)]
             return total, bodies
 
         total, bodies = await self._run(select)
-        tasks = [Task.model_validate_json(body) for body in bodies[: query.page_size]]
-        more = len(bodies) > query.page_size
-        token = encode_cursor(tasks[-1]) if more and tasks else ""
-        return TaskPage(tasks=tasks, next_page_token=token, total_size=total)
+        return task_page(total, bodies, query.page_size)
 
     # -- leases (TaskLeases) ------------------------------------------------------------
     async def acquire_lease(

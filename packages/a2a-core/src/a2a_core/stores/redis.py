@@ -324,24 +324,28 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         return StoredTask(Task.model_validate_json(body), int(version), owner)
 
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
-        return await self.save_by_script("save", _SAVE, task, owner, expected_version)
+        return await self.save_and_then(task, owner, expected_version)
 
-    async def save_by_script(
+    async def save_and_then(
         self,
-        name: str,
-        source: str,
         task: Task,
         owner: str | None,
         expected_version: int,
+        then: tuple[str, str] | None = None,
         more_keys: Sequence[str] = (),
         more_args: Sequence[Any] = (),
     ) -> StoredTask:
-        """``save`` through ``source``: ``_SAVE``, or a script that runs it and does more.
+        """``save``, and in the same script (one round trip, atomic) more work.
 
-        The script gets the save's KEYS (1-6) and ARGV (1-9), then ``more_keys`` and
-        ``more_args``, and returns what ``_SAVE`` returns (the task channel adds the
-        event's stream entry in the same script: one round trip, one atomic write).
+        ``then`` is (a name, a Lua chunk): the chunk runs after ``local function
+        save()`` (the save, returning what ``save`` would: the new version, 0 or
+        minus the current one) is defined, calls it and returns its result. It gets
+        the save's KEYS (1-6) and ARGV (1-9), then ``more_keys`` and ``more_args``
+        (the task channel adds the event's stream entry this way).
         """
+        name, source = ("save", _SAVE) if then is None else then
+        if then is not None:
+            source = "local function save()\n" + _SAVE + "\nend\n" + source
         p = self.prefix
         keys = [*self._index_keys(task, owner), f"{p}:terminal", f"{p}:seq", *more_keys]
         args = [task.id, _owner_tag(owner), expected_version, *_fields(task), *more_args]

@@ -52,7 +52,6 @@ from ..types import (
     TaskStatusUpdateEvent,
 )
 from .base import StoredTask
-from .redis import _SAVE  # pyright: ignore[reportPrivateUsage]
 
 __all__ = ["RedisPushConfigStore", "RedisTaskChannel"]
 
@@ -96,10 +95,7 @@ return publish(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], AR
 # maxlen, ttl. The task saved at a new version and its event added with that version as
 # its id, atomically: returns what the save returns.
 _SAVE_PUBLISH = (
-    "local function save()\n"
-    + _SAVE
-    + "\nend\n"
-    + _PUBLISH_FN
+    _PUBLISH_FN
     + """
 local version = save()
 if version > 0 then
@@ -210,12 +206,11 @@ class RedisTaskChannel(TaskChannel):
             return await self._store.save(task, owner, expected_version)
         hint = "" if previous is None else str(previous)
         more_args = [*entry, hint, self.stream_max_events, self.stream_ttl]
-        return await self._store.save_by_script(
-            "save_publish",
-            _SAVE_PUBLISH,
+        return await self._store.save_and_then(
             task,
             owner,
             expected_version,
+            ("save_publish", _SAVE_PUBLISH),
             [self.stream_key(task.id)],
             more_args,
         )

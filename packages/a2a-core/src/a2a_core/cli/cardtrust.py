@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .common import UsageError
+from .usage import UsageError
 
 if TYPE_CHECKING:
     from ..signing import CardSigner, CardVerifier

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..bindings import cli_bindings
+from .usage import UsageError
 
 if TYPE_CHECKING:
     from ..client import A2AClient
@@ -72,18 +73,6 @@ class ExitCode(IntEnum):
     """Ctrl-C (SIGINT) stopped a client command."""
     PIPE_CLOSED = 141
     """The reader of stdout went away (``a2a ... | head``): 128 + SIGPIPE, as the shell says."""
-
-
-class UsageError(Exception):
-    """A mistake the user can fix on the command line (exit status 2).
-
-    ``cause`` is the exception behind it when its traceback helps (a TARGET
-    module that raised at import): ``--debug`` shows it, else only this line.
-    """
-
-    def __init__(self, message: str, *, cause: BaseException | None = None) -> None:
-        super().__init__(message)
-        self.cause = cause
 
 
 @dataclass(slots=True)

@@ -18,6 +18,7 @@ class TimedStore(TaskStore):
         self.inner = inner
         self._hooks = hooks
         self._name = type(inner).__name__
+        self.write_behind = inner.write_behind
 
     def __getattr__(self, name: str) -> Any:  # the wrapped store's own extras
         return getattr(self.inner, name)
@@ -43,6 +44,15 @@ class TimedStore(TaskStore):
         started = time.perf_counter()
         try:
             return await self.inner.save(task, owner, expected_version)
+        finally:
+            self._done("save", started)
+
+    async def save_at(
+        self, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
+        started = time.perf_counter()
+        try:
+            return await self.inner.save_at(task, owner, expected_version, version)
         finally:
             self._done("save", started)
 

@@ -63,7 +63,13 @@ from .events import NO_ID, EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext
 from .files import FileStore
 from .leases import LeaseKeeper, LeaseSettings, new_instance_id
-from .task_state import IllegalTransitionError, apply_artifact, apply_status, continue_task
+from .task_state import (
+    IllegalTransitionError,
+    apply_artifact,
+    apply_artifacts,
+    apply_status,
+    continue_task,
+)
 from .updater import TaskUpdater
 
 __all__ = ["ManagerConfig", "TaskManager", "TaskObserver", "TaskRun"]
@@ -112,6 +118,13 @@ class ManagerConfig:
     e.g. 3600 turns it on for an hour."""
     instance_id: str | None = None
     """This instance's name in leases and messages (default: host-pid-random)."""
+    store_coalesce_seconds: float = 0.005
+    """Streamed artifact chunks are saved together at most this often per task, not one
+    save per chunk, on stores that allow it (``TaskStore.write_behind``) and are not shared
+    by several instances (memory, sqlite). Streams and subscribers still get every event at
+    once; any status change, and the end of the run, saves at once. A crash loses at most
+    the chunks of the last interval (the task then reads as it was before them). 0: save
+    every event."""
 
     def __post_init__(self) -> None:
         if self.max_background_tasks <= 0:
@@ -122,6 +135,8 @@ class ManagerConfig:
             raise ValueError("max_history must be > 0")
         if self.send_retention_seconds < 0:
             raise ValueError("send_retention_seconds must be >= 0")
+        if self.store_coalesce_seconds < 0:
+            raise ValueError("store_coalesce_seconds must be >= 0")
         LeaseSettings(self.lease_seconds, self.lease_renew_seconds, self.orphan_sweep_seconds)
 
 
@@ -139,14 +154,23 @@ class TaskRun:
         previous: StoredTask | None = None,
     ) -> None:
         self.manager = manager
-        self.task = task
-        """The latest state of the task (saved, unless ``version`` is 0)."""
+        self._task = task
         self.initial = task
         """The task as the run began (the first event of a stream)."""
         self.owner = owner
         self.previous = previous
         """The stored task a continuation started from (to roll back to)."""
         self.version = previous.version if previous is not None else 0  # 0: not stored yet
+        """The version of ``task``: the id of its last event (saved up to ``stored``)."""
+        self.stored = self.version
+        """The version the store holds (below ``version`` while chunks wait to be saved)."""
+        self._chunks: list[TaskArtifactUpdateEvent] = []
+        """Held artifact events not yet applied to ``_task`` (``task`` applies them)."""
+        self._unsaved: list[TaskArtifactUpdateEvent] = []
+        """Every artifact event held since the last save (re-applied after a conflict)."""
+        self._chunks_since = 0.0
+        self._flush_timer: asyncio.TimerHandle | None = None
+        self._flusher: asyncio.Task[None] | None = None
         self.context = context
         self.token = context.cancellation
         self.allow_reply = allow_reply
@@ -172,12 +196,25 @@ class TaskRun:
         self._emitted = False
 
     @property
+    def task(self) -> Task:
+        """The latest state of the task (saved up to ``stored``, unless ``version`` is 0)."""
+        if self._chunks:
+            self._task = apply_artifacts(self._task, self._chunks)
+            self._chunks = []
+        return self._task
+
+    @task.setter
+    def task(self, task: Task) -> None:
+        self._task = task
+        self._chunks = []
+
+    @property
     def state(self) -> TaskState:
-        return self.task.status.state
+        return self._task.status.state  # artifact chunks never change it
 
     @property
     def task_id(self) -> str:
-        return self.task.id
+        return self._task.id
 
     # -- events ---------------------------------------------------------------
     async def emit(self, event: StreamEvent) -> None:
@@ -192,11 +229,11 @@ class TaskRun:
             try:
                 await self._apply(event)
             except IllegalTransitionError as exc:
-                logger.warning("task %s: rejected an event from the agent: %s", self.task.id, exc)
+                logger.warning("task %s: rejected an event from the agent: %s", self._task.id, exc)
                 if not self.state.is_terminal and self.reply is None:
                     await self._server_status(TaskState.FAILED, SAFE_FAILURE_TEXT)
                 raise
-        if self.manager.bus.subscriber_count(self.task.id):
+        if self.manager.bus.subscriber_count(self._task.id):
             # Let streams write this event now: an agent that never awaits would
             # otherwise produce all its events before the first one reaches the client.
             await asyncio.sleep(0)
@@ -204,7 +241,7 @@ class TaskRun:
     async def _apply(self, event: StreamEvent) -> None:
         if self.reply is not None:
             raise IllegalTransitionError("the agent already replied with a message")
-        task = self.task
+        task = self._task  # its id and state: held artifact chunks change neither
         files = self.manager.files
         base_url = self.context.call.base_url
         if (
@@ -238,7 +275,12 @@ class TaskRun:
         else:
             raise IllegalTransitionError(f"agents may not emit {type(event).__name__} events")
         previous = task.status.state
-        new_task, published = await self._save(event)
+        new_task: Task | None = None
+        published = False
+        if isinstance(event, TaskArtifactUpdateEvent) and self._coalesces():
+            await self._hold(event)
+        else:
+            new_task, published = await self._save(event)
         self._emitted = True
         manager = self.manager
         version = self.version
@@ -248,17 +290,90 @@ class TaskRun:
             self.published = version
         manager.bus.publish(task.id, event, version)
         if manager.observers:
-            manager.notify(new_task, event, previous)
-        state = new_task.status.state
+            manager.notify(new_task if new_task is not None else self.task, event, previous)
+        state = self._task.status.state
         if state.is_terminal or state.is_interrupted:
             self.settled.set()
+
+    def _coalesces(self) -> bool:
+        """Whether artifact events wait to be saved together: the task exists already and
+        this run is the task's active one (a finished run's late events, from an agent
+        still working in the background, are saved one by one as before).
+
+        Never on a store whose channel is shared by several instances (redis://,
+        postgresql://): there an event reaches the other instances' followers with its
+        id, and a held one lost with a killed instance would leave them ahead of the
+        store (the cluster suite's kill -9 test requires no event to be lost).
+        """
+        manager = self.manager
+        return (
+            self.stored != 0
+            and manager.config.store_coalesce_seconds > 0
+            and manager.store.write_behind
+            and not manager.channel.shared
+            and manager.active_run(self._task.id) is self
+        )
+
+    async def _hold(self, event: TaskArtifactUpdateEvent) -> None:
+        """Apply an artifact event in memory; it is saved with the next save or flush.
+
+        The event gets the next version as its id now, and the save that writes it stores
+        the task at the id of the last event it holds, so ids stay versions.
+        """
+        if self._task.status.state.is_terminal:
+            raise IllegalTransitionError(
+                f"task is already {self._task.status.state.value}; no more artifacts"
+            )
+        now = time.monotonic()
+        if not self._unsaved:
+            self._chunks_since = now
+        self._chunks.append(event)
+        self._unsaved.append(event)
+        self.version += 1
+        delay = self.manager.config.store_coalesce_seconds
+        if now - self._chunks_since >= delay:
+            await self._flush()  # an agent that never yields still gets its chunks saved
+        elif self._flush_timer is None:
+            self._flush_timer = asyncio.get_running_loop().call_later(delay, self._start_flusher)
+
+    def _start_flusher(self) -> None:
+        self._flush_timer = None
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.get_running_loop().create_task(self._flush_later())
+
+    async def _flush_later(self) -> None:
+        async with self._lock:
+            try:
+                await self._flush()
+            except A2AError:
+                pass  # logged where it failed; the next save or the run's end tries again
+            except Exception:
+                logger.exception("task %s: could not save the streamed chunks", self._task.id)
+
+    async def _flush(self) -> None:
+        """Save the artifact events held in memory (under the lock)."""
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
+        for _ in range(_SAVE_ATTEMPTS):
+            if not self._unsaved:
+                return
+            try:
+                await self._persist(self.task)
+            except ConcurrentUpdateError:
+                await self._reload()  # the held events are re-applied to what is stored
+                continue
+            return
+        self.error = InternalError("The task kept changing while it was being saved")
+        raise self.error
 
     async def _save(
         self, event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent
     ) -> tuple[Task, bool]:
         """Apply ``event`` to the task and store the result, re-applying after a conflict.
 
-        Returns the new task, and whether the event was published with the save.
+        Returns the new task, and whether the event was published with the save. Artifact
+        events held in memory are saved with it (one write).
         """
         max_history = self.manager.config.max_history
         for _ in range(_SAVE_ATTEMPTS):
@@ -267,7 +382,7 @@ class TaskRun:
             else:
                 new_task = apply_artifact(self.task, event)
             try:
-                published = await self._persist(new_task, event)
+                published = await self._persist(new_task, self.version + 1, event)
             except ConcurrentUpdateError:
                 await self._reload()
                 continue
@@ -275,41 +390,60 @@ class TaskRun:
         self.error = InternalError("The task kept changing while it was being saved")
         raise self.error
 
-    async def _persist(self, task: Task, event: StreamEvent | None = None) -> bool:
-        """Store ``task``; True when ``event`` was published in the same write."""
+    async def _persist(
+        self, task: Task, version: int | None = None, event: StreamEvent | None = None
+    ) -> bool:
+        """Store ``task`` at ``version`` (default: the run's version, as the first save or
+        a flush of held chunks), over the stored version; True when ``event`` was published
+        in the same write."""
         manager = self.manager
         store = manager.store
         channel = manager.channel
         published = False
+        if version is None:
+            version = max(self.version, self.stored + 1)
         try:
-            if self.version == 0:
+            if self.stored == 0:
                 stored = await store.create(task, self.owner)
-            elif event is not None and channel.shared and channel.saves_events:
+            elif (
+                version == self.stored + 1
+                and event is not None
+                and channel.shared
+                and channel.saves_events
+            ):
                 stored = await manager.save_and_publish(
-                    task, self.owner, self.version, event, self.published
+                    task, self.owner, self.stored, event, self.published
                 )
                 published = True
+            elif version == self.stored + 1:
+                stored = await store.save(task, self.owner, self.stored)
             else:
-                stored = await store.save(task, self.owner, self.version)
+                stored = await store.save_at(task, self.owner, self.stored, version)
         except (ConcurrentUpdateError, ServerBusyError):
             raise  # a conflict to re-apply, or a full store: retryable, not a failure
         except Exception as exc:
             logger.exception("task %s: the task store failed", task.id)
             self.error = InternalError("The task could not be saved")
             raise self.error from exc
-        self.version = stored.version
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
+        self.version = self.stored = stored.version
         self.task = task
+        self._unsaved = []
         self.error = None
         return published
 
     async def _reload(self) -> None:
         """Someone else saved the task (another instance, a concurrent cancel): catch up."""
-        stored = await self.manager.store.get(self.task.id, self.owner)
+        stored = await self.manager.store.get(self._task.id, self.owner)
         if stored is None:
             self.token.cancel()
             raise IllegalTransitionError("the task no longer exists")
         self.task, self.version = stored.task, stored.version
+        self.stored = stored.version
         if stored.task.status.state.is_terminal:
+            self._unsaved = []  # nothing more can be added to it
             # Finalized elsewhere (a survivor settled it while this instance was frozen,
             # or a cancel nobody here answered): tell the agent to stop, and end the
             # streams that follow it here with that final status (published elsewhere).
@@ -320,13 +454,21 @@ class TaskRun:
             )
             self.manager.bus.publish(task.id, final, stored.version)
             self.settled.set()
+        elif self._unsaved:
+            # Artifact events held in memory (already streamed here) join what another
+            # writer stored; the next save writes them, numbered after it.
+            self._chunks = list(self._unsaved)
+            self.version = stored.version + len(self._unsaved)
 
     async def persist(self) -> None:
-        """Store the task now if no event has yet (non-blocking sends, inline push configs)."""
-        if self.version == 0 and self.reply is None:
+        """Store the task now if no event has yet (non-blocking sends, inline push configs),
+        or save the artifact events held in memory."""
+        if (self.version == 0 and self.reply is None) or self._unsaved:
             async with self._lock:
                 if self.version == 0 and self.reply is None:
                     await self._persist(self.task)
+                elif self._unsaved:
+                    await self._flush()
 
     async def begin_continuation(self, task: Task) -> None:
         """Save the continued task (new message, WORKING) unless a cancel got there first."""
@@ -417,6 +559,9 @@ class TaskRun:
             except Exception:
                 logger.exception("task %s: could not record the end of the run", self.task.id)
             finally:
+                if self._flush_timer is not None:
+                    self._flush_timer.cancel()
+                    self._flush_timer = None
                 self.manager.finished(self)
 
 

@@ -7,7 +7,10 @@ still serializing it (and readers can share it without copying).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..types import (
+    Artifact,
     Message,
     Task,
     TaskArtifactUpdateEvent,
@@ -20,6 +23,7 @@ __all__ = [
     "IllegalTransitionError",
     "append_message",
     "apply_artifact",
+    "apply_artifacts",
     "apply_status",
     "check_transition",
     "continue_task",
@@ -67,21 +71,35 @@ def apply_artifact(task: Task, event: TaskArtifactUpdateEvent) -> Task:
     the stored task, blocking answers and push payloads hold whole text while
     streams still carry each chunk as it was produced.
     """
+    return apply_artifacts(task, (event,))
+
+
+def apply_artifacts(task: Task, events: Sequence[TaskArtifactUpdateEvent]) -> Task:
+    """``apply_artifact`` for each event in order, in one copy of the task.
+
+    The chunks appended to one artifact are joined once (``Artifact.extended_all``):
+    a run that saves streamed chunks together never re-copies the growing text per chunk.
+    """
     if task.status.state.is_terminal:
         raise IllegalTransitionError(
             f"task is already {task.status.state.value}; no more artifacts"
         )
-    incoming = event.artifact
     artifacts = list(task.artifacts)
-    for index, existing in enumerate(artifacts):
-        if existing.artifact_id == incoming.artifact_id:
-            if event.append:
-                artifacts[index] = existing.extended(incoming)
-            else:
-                artifacts[index] = incoming
-            break
-    else:
-        artifacts.append(incoming)
+    where = {artifact.artifact_id: i for i, artifact in enumerate(artifacts)}
+    chunks: dict[int, list[Artifact]] = {}  # artifact index -> chunks still to append
+    for event in events:
+        incoming = event.artifact
+        index = where.get(incoming.artifact_id)
+        if index is None:
+            where[incoming.artifact_id] = len(artifacts)
+            artifacts.append(incoming)
+        elif event.append:
+            chunks.setdefault(index, []).append(incoming)
+        else:
+            chunks.pop(index, None)  # replaced: what was appended before is gone
+            artifacts[index] = incoming
+    for index, pending in chunks.items():
+        artifacts[index] = artifacts[index].extended_all(pending)
     return task.model_copy(update={"artifacts": artifacts})
 
 

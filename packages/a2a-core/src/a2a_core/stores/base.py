@@ -79,6 +79,26 @@ class TaskStore(ABC):
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
         """Replace the task if it is still at ``expected_version``; else ConcurrentUpdateError."""
 
+    write_behind: bool = False
+    """Whether a streaming task's artifact chunks may be saved together, a few milliseconds
+    apart, instead of one save each (see ``ManagerConfig.store_coalesce_seconds``): true
+    for ``sqlite://`` (a save is a disk write) and ``memory://`` (a save serializes the task
+    to size it). Such a store implements ``save_at``. The manager never holds events on a
+    store whose channel is shared by several instances."""
+
+    async def save_at(
+        self, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
+        """``save``, numbering the result ``version`` (above ``expected_version``).
+
+        Several events applied in memory and saved at once: the stored version is the id
+        of the last of them, so event ids stay the versions saves produce. Only called
+        when ``write_behind`` is true.
+        """
+        if version == expected_version + 1:
+            return await self.save(task, owner, expected_version)
+        raise NotImplementedError(f"{type(self).__name__} does not number saves")
+
     @abstractmethod
     async def delete(self, task_id: str, owner: str | None) -> bool:
         """Remove the task; False when missing or not the owner's."""

@@ -165,7 +165,21 @@ class MemoryTaskStore(TaskStore, SentMessages):
             return None
         return entry.stored()
 
+    write_behind = True  # each save serializes the task to size it: chunks are saved together
+
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
+        return self._update(task, owner, expected_version, expected_version + 1)
+
+    async def save_at(
+        self, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
+        if version <= expected_version:
+            raise ValueError("a save must advance the version")
+        return self._update(task, owner, expected_version, version)
+
+    def _update(
+        self, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
         current = self._tasks.get(task.id)
         if current is None or current.owner != owner:
             raise ConcurrentUpdateError(f"task {task.id} no longer exists")
@@ -173,7 +187,7 @@ class MemoryTaskStore(TaskStore, SentMessages):
             raise ConcurrentUpdateError(
                 f"task {task.id} is at version {current.version}, expected {expected_version}"
             )
-        entry = _Entry(task, expected_version + 1, owner)
+        entry = _Entry(task, version, owner)
         if not entry.state.is_terminal:
             held = current.size if not current.state.is_terminal else 0
             if entry.size > held:
@@ -183,7 +197,7 @@ class MemoryTaskStore(TaskStore, SentMessages):
         self._tasks.move_to_end(task.id)
         self._count(entry)
         self._evict()
-        return StoredTask(task, expected_version + 1, owner)
+        return StoredTask(task, version, owner)
 
     async def delete(self, task_id: str, owner: str | None) -> bool:
         entry = self._tasks.get(task_id)

@@ -89,7 +89,7 @@ _INSERT = (
 )
 _UPDATE = (
     "UPDATE a2a_tasks SET context_id = ?, state = ?, status_ts = ?, sort_ts = ?, terminal = ?,"
-    f" body = ?, seq = {_NEXT_SEQ}, version = version + 1"
+    f" body = ?, seq = {_NEXT_SEQ}, version = version + ?"
     " WHERE id = ? AND owner IS ? AND version = ?"
 )
 
@@ -171,11 +171,25 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
             return None
         return StoredTask(Task.model_validate_json(found[1]), found[0], owner)
 
+    write_behind = True
+
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
+        return await self._update(task, owner, expected_version, expected_version + 1)
+
+    async def save_at(
+        self, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
+        if version <= expected_version:
+            raise ValueError("a save must advance the version")
+        return await self._update(task, owner, expected_version, version)
+
+    async def _update(
+        self, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
         row = _row(task)
 
         def update(conn: sqlite3.Connection) -> None:
-            params = (*row, task.id, owner, expected_version)
+            params = (*row, version - expected_version, task.id, owner, expected_version)
             changed = conn.execute(_UPDATE, params).rowcount
             if changed == 1:
                 return
@@ -189,7 +203,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
             )
 
         await self._run(update)
-        return StoredTask(task, expected_version + 1, owner)
+        return StoredTask(task, version, owner)
 
     async def delete(self, task_id: str, owner: str | None) -> bool:
         def remove(conn: sqlite3.Connection) -> bool:

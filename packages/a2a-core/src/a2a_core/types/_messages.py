@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -119,19 +120,42 @@ class Artifact(A2AModel):
         type, filename, metadata). Data and file parts always stay separate.
         The chunk's metadata is merged in; its name fills a missing one.
         """
-        parts = self.parts
-        incoming = chunk.parts
-        if parts and incoming and _joinable(parts[-1], incoming[0]):
-            last = parts[-1]
-            joined = last.model_copy(update={"text": f"{last.text}{incoming[0].text}"})
-            new_parts = [*parts[:-1], joined, *incoming[1:]]
-        else:
-            new_parts = [*parts, *incoming]
-        update: dict[str, Any] = {"parts": new_parts}
-        if chunk.metadata:
-            update["metadata"] = {**(self.metadata or {}), **chunk.metadata}
-        if chunk.name and not self.name:
-            update["name"] = chunk.name
+        return self.extended_all((chunk,))
+
+    def extended_all(self, chunks: Sequence[Artifact]) -> Artifact:
+        """This artifact with every chunk appended in order, as ``extended`` one by one.
+
+        The text of consecutive joinable chunks is gathered and joined once, so
+        appending n chunks costs linear time, not n copies of a growing text.
+        """
+        parts = list(self.parts)
+        pieces: list[str] = []  # text still to add to parts[-1]
+
+        def settle() -> None:
+            if pieces:
+                last = parts[-1]
+                parts[-1] = last.model_copy(update={"text": "".join((last.text or "", *pieces))})
+                pieces.clear()
+
+        update: dict[str, Any] = {}
+        metadata = self.metadata
+        name = self.name
+        for chunk in chunks:
+            incoming = chunk.parts
+            rest = incoming
+            if parts and incoming and _joinable(parts[-1], incoming[0]):
+                pieces.append(incoming[0].text or "")
+                rest = incoming[1:]
+            if rest:
+                settle()
+                parts.extend(rest)
+            if chunk.metadata:
+                metadata = {**(metadata or {}), **chunk.metadata}
+                update["metadata"] = metadata
+            if chunk.name and not name:
+                name = update["name"] = chunk.name
+        settle()
+        update["parts"] = parts
         return self.model_copy(update=update)
 
 

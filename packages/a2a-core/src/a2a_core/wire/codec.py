@@ -33,7 +33,7 @@ from ..types import (
     Task,
     TaskPushNotificationConfig,
 )
-from ._json import DEFAULT_LIMITS, DecodeLimits
+from ._json import DEFAULT_LIMITS, DecodeLimits, dumps
 from .operations import Operation
 
 __all__ = ["REQUEST_TYPES", "RESULT_TYPES", "Codec", "validation_message"]
@@ -116,6 +116,10 @@ class Codec(ABC):
     @abstractmethod
     def encode_event(self, event: StreamEvent) -> Any:
         """A stream event -> the wire value of one stream frame's result."""
+
+    def encode_event_json(self, event: StreamEvent) -> bytes:
+        """``encode_event`` as compact JSON bytes: what one stream frame carries."""
+        return dumps(self.encode_event(event))
 
     @abstractmethod
     def decode_event(self, value: Any) -> StreamEvent:

@@ -19,12 +19,23 @@ from ..types import (
     StreamEvent,
     StreamResponse,
     Task,
+    TaskArtifactUpdateEvent,
+    TaskStatusUpdateEvent,
 )
+from ._json import dumps
 from .codec import REQUEST_TYPES, Codec, validation_message
 from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v10
 from .operations import Operation
 
 __all__ = ["V10Codec"]
+
+_EVENT_KEYS: dict[type, bytes] = {
+    Task: b'{"task":',
+    Message: b'{"message":',
+    TaskStatusUpdateEvent: b'{"statusUpdate":',
+    TaskArtifactUpdateEvent: b'{"artifactUpdate":',
+}
+"""How a StreamResponse opens for each event type (its oneof member's JSON name)."""
 
 
 class V10Codec(Codec):
@@ -69,6 +80,13 @@ class V10Codec(Codec):
 
     def encode_event(self, event: StreamEvent) -> Any:
         return StreamResponse.wrap(event)
+
+    def encode_event_json(self, event: StreamEvent) -> bytes:
+        # The StreamResponse bytes without building (and validating) a wrapper per event.
+        key = _EVENT_KEYS.get(type(event))
+        if key is None:  # a subclass: the wrapper decides
+            return dumps(StreamResponse.wrap(event))
+        return key + dumps(event) + b"}"
 
     def decode_event(self, value: Any) -> StreamEvent:
         try:

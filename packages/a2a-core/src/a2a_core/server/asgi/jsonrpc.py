@@ -230,7 +230,7 @@ class JsonRpcEndpoint:
         prefix = b'data: {"jsonrpc":"2.0","id":' + _encode_id(rid) + b',"result":'
 
         def encode(event: StreamEvent) -> bytes:
-            return prefix + dumps(codec.encode_event(event)) + b"}\n\n"
+            return prefix + codec.encode_event_json(event) + b"}\n\n"
 
         def encode_error(error: A2AError) -> bytes:
             return b"data: " + self._error_body(codec, rid, error) + b"\n\n"

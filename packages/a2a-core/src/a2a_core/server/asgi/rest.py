@@ -303,7 +303,7 @@ class RestEndpoint:
         extra: list[tuple[bytes, bytes]],
     ) -> None:
         def encode(event: StreamEvent) -> bytes:
-            return b"data: " + dumps(codec.encode_event(event)) + b"\n\n"
+            return b"data: " + codec.encode_event_json(event) + b"\n\n"
 
         def encode_error(error: A2AError) -> bytes:
             return b"data: " + dumps(self._error_payload(error, version)[1]) + b"\n\n"

@@ -1,0 +1,226 @@
+"""Streamed chunks: saved together, streamed one by one, stored whole.
+
+``sqlite://`` and ``memory://`` save held chunks together; ``redis://`` and
+``postgresql://`` (whose channel several instances share) save each one. Each store serves
+a real server on 127.0.0.1; a real client streams a 100-chunk answer. The store's writes
+are counted by wrapping the store object's own methods (the manager calls them on the
+object), so the leases and the shared channel of the store stay as they are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from a2a_core import AgentCardBuilder, running_server
+from a2a_core.adapters import open_task_store
+from a2a_core.client import A2AClient
+from a2a_core.server import (
+    A2AService,
+    AgentExecutor,
+    ManagerConfig,
+    RequestContext,
+    TaskUpdater,
+)
+from a2a_core.stores import TaskStore
+from a2a_core.types import Task, TaskArtifactUpdateEvent, TaskState
+from store_support import POSTGRES_URL, REDIS_URL
+
+CHUNKS = [f"tok{i} " for i in range(100)]
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[TaskStore]:
+    if request.param == "sqlite":
+        made = open_task_store(f"sqlite:///{request.getfixturevalue('tmp_path') / 't.db'}")
+    else:
+        made = open_task_store("memory://")
+    yield made
+    await made.aclose()
+
+
+@pytest.fixture(params=["redis", "postgres"])
+async def shared_store(request: pytest.FixtureRequest) -> AsyncIterator[TaskStore]:
+    if request.param == "redis":
+        made = open_task_store(f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}")
+    else:
+        schema = request.getfixturevalue("postgres_schema")
+        made = open_task_store(f"{POSTGRES_URL}?schema={schema}")
+    yield made
+    await made.aclose()
+
+
+def _count_writes(store: TaskStore) -> list[str]:
+    """Record every create/save/save_at made on ``store`` from now on."""
+    writes: list[str] = []
+
+    def counted(name: str) -> Callable[..., Any]:
+        method = getattr(store, name)
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            writes.append(name)
+            return await method(*args, **kwargs)
+
+        return call
+
+    for name in ("create", "save", "save_at"):
+        setattr(store, name, counted(name))
+    return writes
+
+
+class Chunks(AgentExecutor):
+    """Streams CHUNKS into one artifact, then completes (or, with ``pause``, waits first)."""
+
+    def __init__(self, pause: asyncio.Event | None = None) -> None:
+        self.pause = pause
+        self.sent = asyncio.Event()
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        for i, chunk in enumerate(CHUNKS):
+            await updater.add_artifact(chunk, artifact_id="answer", append=i > 0)
+        self.sent.set()
+        if self.pause is not None:
+            await self.pause.wait()
+        await updater.complete()
+
+
+def _card() -> Any:
+    return (
+        AgentCardBuilder("chunks", description="streams", version="1")
+        .skill("chunks", "Chunks", "streams chunks", tags=["t"])
+        .jsonrpc("http://127.0.0.1/")
+        .streaming()
+        .build()
+    )
+
+
+async def _stream(
+    store: TaskStore, coalesce: float, agent: Chunks | None = None
+) -> tuple[list[str], str, str]:
+    """Stream one answer; (chunk texts the client saw, final state, stored artifact text)."""
+    service = A2AService(
+        agent or Chunks(),
+        _card(),
+        store=store,
+        config=ManagerConfig(store_coalesce_seconds=coalesce),
+    )
+    seen: list[str] = []
+    async with (
+        running_server(service) as server,
+        A2AClient.for_endpoint(server.url) as client,
+    ):
+        state = ""
+        task_id = ""
+        async with asyncio.timeout(60):
+            async for event in client.stream("go"):
+                if isinstance(event, TaskArtifactUpdateEvent):
+                    seen.extend(part.text or "" for part in event.artifact.parts)
+                    task_id = event.task_id
+                elif hasattr(event, "status"):
+                    state = event.status.state.value  # type: ignore[union-attr]
+        stored = await store.get(task_id, None)
+        assert stored is not None
+        text = "".join(part.text or "" for part in stored.task.artifacts[0].parts)
+    return seen, state, text
+
+
+async def test_a_streamed_answer_is_saved_in_a_few_writes_and_stored_whole(
+    store: TaskStore,
+) -> None:
+    writes = _count_writes(store)
+    seen, state, stored_text = await _stream(store, coalesce=1.0)
+    assert seen == CHUNKS  # every chunk reached the client, in order
+    assert state == TaskState.COMPLETED.value
+    assert stored_text == "".join(CHUNKS)
+    # The task's creation, its status changes and the chunks saved with them; a save per
+    # chunk would be over 100.
+    assert len(writes) <= 10, writes
+
+
+async def test_a_store_shared_by_instances_saves_every_chunk(shared_store: TaskStore) -> None:
+    """Events reach other instances' followers with their ids: none may be held back."""
+    writes = _count_writes(shared_store)
+    seen, state, stored_text = await _stream(shared_store, coalesce=1.0)
+    assert seen == CHUNKS
+    assert state == TaskState.COMPLETED.value
+    assert stored_text == "".join(CHUNKS)
+    assert len(writes) > len(CHUNKS), len(writes)
+
+
+async def test_without_coalescing_every_chunk_is_a_write(store: TaskStore) -> None:
+    """The count above can fail: with the interval at 0 each chunk is saved on its own."""
+    writes = _count_writes(store)
+    seen, state, stored_text = await _stream(store, coalesce=0)
+    assert seen == CHUNKS
+    assert state == TaskState.COMPLETED.value
+    assert stored_text == "".join(CHUNKS)
+    assert len(writes) > len(CHUNKS), len(writes)
+
+
+async def test_chunks_are_saved_within_the_interval_while_the_agent_waits(
+    store: TaskStore,
+) -> None:
+    """No status change follows the chunks for a while: the interval's flush saves them."""
+    pause = asyncio.Event()
+    agent = Chunks(pause)
+    service = A2AService(
+        agent, _card(), store=store, config=ManagerConfig(store_coalesce_seconds=0.05)
+    )
+    async with (
+        running_server(service) as server,
+        A2AClient.for_endpoint(server.url) as client,
+    ):
+        stream = client.stream("go")
+        task_id = ""
+        async with asyncio.timeout(60):
+            async for event in stream:
+                if isinstance(event, TaskArtifactUpdateEvent):
+                    task_id = event.task_id
+                    if event.artifact.parts[-1].text == CHUNKS[-1]:
+                        break
+            await agent.sent.wait()
+            text = ""
+            while text != "".join(CHUNKS):  # bounded by the timeout above
+                await asyncio.sleep(0.02)
+                stored = await store.get(task_id, None)
+                assert stored is not None
+                assert not stored.task.status.state.is_terminal  # still running
+                artifacts = stored.task.artifacts
+                text = "".join(p.text or "" for p in artifacts[0].parts) if artifacts else ""
+        pause.set()
+        await stream.aclose()
+
+
+async def test_held_chunks_survive_a_write_by_another_writer(store: TaskStore) -> None:
+    """Another writer saves the task while chunks are held: the run's next save conflicts,
+    reloads, and writes the chunks on top of the other writer's change (none is lost)."""
+    pause = asyncio.Event()
+    agent = Chunks(pause)
+    config = ManagerConfig(store_coalesce_seconds=30.0)  # nothing flushes by itself here
+    service = A2AService(agent, _card(), store=store, config=config)
+    async with (
+        running_server(service) as server,
+        A2AClient.for_endpoint(server.url) as client,
+    ):
+        async with asyncio.timeout(60):
+            stream = client.stream("go")
+            first = await anext(aiter(stream))
+            assert isinstance(first, Task)
+            task_id = first.id
+            await agent.sent.wait()
+            before = await store.get(task_id, None)
+            assert before is not None
+            # The first chunk made the task; the 99 others are held, not saved yet.
+            assert [p.text for p in before.task.artifacts[0].parts] == [CHUNKS[0]]
+            marked = before.task.model_copy(update={"metadata": {"other": "writer"}})
+            await store.save(marked, None, before.version)
+            pause.set()
+            async for _ in stream:
+                pass
+        stored = await store.get(task_id, None)  # before the server closes the store
+    assert stored is not None
+    assert stored.task.status.state is TaskState.COMPLETED
+    assert stored.task.metadata == {"other": "writer"}
+    assert "".join(p.text or "" for p in stored.task.artifacts[0].parts) == "".join(CHUNKS)

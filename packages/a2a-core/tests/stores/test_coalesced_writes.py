@@ -65,8 +65,10 @@ def _count_writes(store: TaskStore) -> list[str]:
 
         return call
 
-    for name in ("create", "save", "save_at"):
-        setattr(store, name, counted(name))
+    # save_by_script: redis:// saving a task and publishing its event in one script.
+    for name in ("create", "save", "save_at", "save_by_script"):
+        if hasattr(store, name):
+            setattr(store, name, counted(name))
     return writes
 
 

@@ -65,8 +65,8 @@ def _count_writes(store: TaskStore) -> list[str]:
 
         return call
 
-    # save_by_script: redis:// saving a task and publishing its event in one script.
-    for name in ("create", "save", "save_at", "save_by_script"):
+    # save_and_then: redis:// saving a task and publishing its event in one script.
+    for name in ("create", "save", "save_at", "save_and_then"):
         if hasattr(store, name):
             setattr(store, name, counted(name))
     return writes

@@ -294,7 +294,7 @@ async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent
 
 
 async def test_a_renewal_racing_a_new_run_does_not_stop_it(lease_url: str) -> None:
-    """A renewal that runs while a run is still taking its lease leaves that run alone.
+    """A renewal or a startup sweep that runs while a run takes its lease leaves that run alone.
 
     (It once listed every run, found no lease yet for the new one and stopped
     it as if another instance had taken it: a blocking send then answered with
@@ -313,7 +313,13 @@ async def test_a_renewal_racing_a_new_run_does_not_stop_it(lease_url: str) -> No
         async def renew_first(*args: object) -> Lease | None:
             await keeper.renew()  # the worst moment: the run is listed, its lease not yet taken
             renewed_while_taking.append(1)
-            return await take(*args)  # type: ignore[arg-type]
+            refused = await take(*args)  # type: ignore[arg-type]
+            # and the startup sweep, right after the lease is written, before the run knows
+            assert await keeper.sweep(previous_lives=True) == 0
+            held = await backend.lease_of(str(args[0]))
+            assert held is not None, "the sweep took this instance's fresh lease"
+            assert held.instance == "A"
+            return refused
 
         backend.acquire_lease = renew_first  # type: ignore[method-assign]
         for n in range(3):

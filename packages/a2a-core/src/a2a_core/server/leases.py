@@ -222,8 +222,10 @@ class LeaseKeeper:
         local = set(self._active())
         settled = 0
         for lease in await self.leases.expired_leases(horizon, _SWEEP_BATCH):
-            if lease.instance == self.instance and lease.task_id in local:
-                continue  # ours and alive: the next renewal extends it
+            if lease.instance == self.instance and (previous_lives or lease.task_id in local):
+                # Ours and alive: the next renewal extends it. At startup every lease of this
+                # instance id is a run of this process (one may still be taking its lease).
+                continue
             if await self.settle(lease, horizon):
                 settled += 1
         return settled

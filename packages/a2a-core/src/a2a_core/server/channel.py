@@ -88,6 +88,7 @@ __all__ = [
     "ChannelItem",
     "ChannelListener",
     "EventsLost",
+    "ListenerSet",
     "MemoryTaskChannel",
     "TaskChannel",
     "channel_for",
@@ -217,7 +218,27 @@ class _EndMark:
 _END = _EndMark()
 
 
-class MemoryTaskChannel(TaskChannel):
+class ListenerSet:
+    """``attach``/``detach`` for a channel that keeps its listeners in ``self._listeners``.
+
+    Every channel delivers cancel requests to the instances attached to it the same
+    way; a channel lists this before ``TaskChannel`` and sets ``self._listeners = []``.
+    """
+
+    _listeners: list[ChannelListener]
+
+    def attach(self, listener: ChannelListener) -> None:
+        """Deliver cancel requests to ``listener`` from now on (once, however often attached)."""
+        if listener not in self._listeners:
+            self._listeners.append(listener)
+
+    def detach(self, listener: ChannelListener) -> None:
+        """Stop delivering to ``listener``."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+
+class MemoryTaskChannel(ListenerSet, TaskChannel):
     """The in-process channel of one store object: shared by the services attached to it.
 
     With one instance attached nothing is published (``shared`` is False);
@@ -262,14 +283,6 @@ class MemoryTaskChannel(TaskChannel):
             pending = asyncio.ensure_future(listener.cancel_requested(task_id))
             self._pending.add(pending)
             pending.add_done_callback(self._pending.discard)
-
-    def attach(self, listener: ChannelListener) -> None:
-        if listener not in self._listeners:
-            self._listeners.append(listener)
-
-    def detach(self, listener: ChannelListener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
 
     def push_configs(self) -> PushConfigStore | None:
         if self._push is None:

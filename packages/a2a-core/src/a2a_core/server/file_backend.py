@@ -8,7 +8,9 @@ rules and rewrites answers.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 __all__ = ["FileBackend", "FileLimits", "StoredFile"]
 
@@ -31,6 +33,26 @@ class StoredFile:
     expires: float
     task_owner: str | None = None
     task_bound: bool = True
+
+    COLUMNS: ClassVar[str] = (
+        "data, media_type, filename, task_id, owner, expires_at, task_owner, task_bound"
+    )
+    """The ``a2a_files`` columns ``from_row`` reads, in its order (the SQL backends')."""
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> StoredFile:
+        """A file from an ``a2a_files`` row selected as ``COLUMNS``."""
+        data, media, name, task_id, owner, expires, task_owner, bound = row
+        return cls(
+            bytes(data),
+            media,
+            name,
+            task_id,
+            owner,
+            expires,
+            task_owner=task_owner,
+            task_bound=bool(bound),
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ..errors import InvalidParamsError
-from ..server.channel import ChannelItem, ChannelListener, EventsLost, TaskChannel
+from ..server.channel import (
+    ChannelItem,
+    ChannelListener,
+    EventsLost,
+    ListenerSet,
+    TaskChannel,
+)
 from ..server.push.store import PushConfigEntry, PushConfigStore
 from ..types import (
     StreamEvent,
@@ -163,7 +169,7 @@ def _quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-class PostgresTaskChannel(TaskChannel):
+class PostgresTaskChannel(ListenerSet, TaskChannel):
     """Events in an event table woken by LISTEN/NOTIFY; cancels by NOTIFY; push configs in a table.
 
     Made by ``PostgresTaskStore.event_channel()``; it uses the store's pool for
@@ -394,14 +400,6 @@ class PostgresTaskChannel(TaskChannel):
             return
         async with await self._connection() as conn:
             await conn.execute("SELECT pg_notify(%s, %s)", (self.notify_channel, payload))
-
-    def attach(self, listener: ChannelListener) -> None:
-        if listener not in self._listeners:
-            self._listeners.append(listener)
-
-    def detach(self, listener: ChannelListener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
 
     async def start(self) -> None:
         await self._ensure_listening()

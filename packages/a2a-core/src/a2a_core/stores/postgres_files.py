@@ -115,25 +115,12 @@ class PostgresFileBackend(FileBackend):
     async def get(self, token: str, now: float) -> StoredFile | None:
         async with await self._conn() as conn:
             cur = await conn.execute(
-                "SELECT data, media_type, filename, task_id, owner, expires_at, task_owner,"
-                " task_bound"
+                f"SELECT {StoredFile.COLUMNS}"
                 f" FROM {self._s}.a2a_files WHERE token = %s AND expires_at > %s",
                 (token, now),
             )
             row = await cur.fetchone()
-        if row is None:
-            return None
-        data, media, name, task_id, owner, expires, task_owner, bound = row
-        return StoredFile(
-            bytes(data),
-            media,
-            name,
-            task_id,
-            owner,
-            expires,
-            task_owner=task_owner,
-            task_bound=bool(bound),
-        )
+        return None if row is None else StoredFile.from_row(row)
 
     async def drop_task(self, task_id: str) -> int:
         async with await self._conn() as conn:

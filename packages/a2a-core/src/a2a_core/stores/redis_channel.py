@@ -42,7 +42,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ..errors import InvalidParamsError
-from ..server.channel import ChannelItem, ChannelListener, EventsLost, TaskChannel
+from ..server.channel import (
+    ChannelItem,
+    ChannelListener,
+    EventsLost,
+    ListenerSet,
+    TaskChannel,
+)
 from ..server.push.store import PushConfigEntry, PushConfigStore
 from ..types import (
     StreamEvent,
@@ -136,7 +142,7 @@ def _ms(entry_id: str) -> int:
     return int(entry_id.partition("-")[0])
 
 
-class RedisTaskChannel(TaskChannel):
+class RedisTaskChannel(ListenerSet, TaskChannel):
     """Events in one Redis stream per task; cancels by pub/sub; push configs in hashes.
 
     Made by ``RedisTaskStore.event_channel()``; it shares the store's client.
@@ -236,14 +242,6 @@ class RedisTaskChannel(TaskChannel):
     # -- cancels --------------------------------------------------------------------
     async def request_cancel(self, task_id: str) -> None:
         await self._client().publish(self.control_channel, f"cancel {task_id}")
-
-    def attach(self, listener: ChannelListener) -> None:
-        if listener not in self._listeners:
-            self._listeners.append(listener)
-
-    def detach(self, listener: ChannelListener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
 
     async def start(self) -> None:
         if self._reader is not None:

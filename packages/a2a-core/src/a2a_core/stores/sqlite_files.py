@@ -117,24 +117,10 @@ class SqliteFileBackend(FileBackend):
                 _begin(conn, self._ready)
                 _finish(conn, True)
             row = conn.execute(
-                "SELECT data, media_type, filename, task_id, owner, expires_at, task_owner,"
-                " task_bound"
-                " FROM a2a_files WHERE token = ? AND expires_at > ?",
+                f"SELECT {StoredFile.COLUMNS} FROM a2a_files WHERE token = ? AND expires_at > ?",
                 (token, now),
             ).fetchone()
-            if row is None:
-                return None
-            data, media, name, task_id, owner, expires, task_owner, bound = row
-            return StoredFile(
-                bytes(data),
-                media,
-                name,
-                task_id,
-                owner,
-                expires,
-                task_owner=task_owner,
-                task_bound=bool(bound),
-            )
+            return None if row is None else StoredFile.from_row(row)
 
         return await self.store._run(work)  # pyright: ignore[reportPrivateUsage]
 

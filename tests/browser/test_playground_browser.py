@@ -234,6 +234,10 @@ def test_a_token_for_a_protected_agent(page: Any) -> None:
         assert "security" in page.locator("#card").inner_text().lower()
         send(page, "no token")
         page.wait_for_selector("#notice:not([hidden])")
+        # the newest exchange may still be in flight (the task list refreshes too): let it answer
+        page.wait_for_function(
+            "() => !document.querySelector('#log .exchange summary').textContent.endsWith('…')"
+        )
         assert "401" in page.locator("#log .exchange summary").first.inner_text()
         page.get_by_label("Bearer token").fill("s3cret")
         send(page, "with token")

@@ -11,6 +11,7 @@ the streams that follow it. ``sqlite://`` is killed for real (``kill -9`` of
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import signal
 import time
 from collections.abc import AsyncIterator
@@ -291,6 +292,83 @@ async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent
         assert got.status.message is not None
         assert "(dead-instance) stopped" in (got.status.message.parts[0].text or "")
         assert not agent.started.is_set()
+
+
+class SlowToReturn(AgentExecutor):
+    """Asks a question, then takes a while to return (an agent unwinding after its pause)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.answered = asyncio.Event()
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        if context.is_continuation:
+            self.answered.set()
+            await updater.complete(f"answered on {self.name}")
+            return
+        await updater.require_input("which city?")
+        await asyncio.sleep(2.0)
+
+
+async def test_an_answer_through_another_instance_is_taken_while_the_pausing_run_returns(
+    shared_url: str,
+) -> None:
+    """The client sees the question while A's agent is still returning: B takes the answer.
+
+    (A dropped the lease only when its run ended, in the background, so B refused
+    with "running on instance A": a race a LangGraph test hit in CI.)
+    """
+    agent_a, agent_b = SlowToReturn("A"), SlowToReturn("B")
+    async with (
+        running_server(agent_a, store_url=shared_url, config=fast("A")) as a,
+        running_server(agent_b, store_url=shared_url, config=fast("B")) as b,
+        await A2AClient.connect(a.url) as to_a,
+        await A2AClient.connect(b.url) as to_b,
+    ):
+        paused = await to_a.send("weather please")
+        assert paused.task is not None
+        assert paused.task.status.state is TaskState.INPUT_REQUIRED
+        assert a.service.manager.active_run(paused.task.id) is not None  # still returning
+        answered = await to_b.send("Rome", task=paused.task.id)
+        assert answered.task is not None
+        assert answered.task.status.state is TaskState.COMPLETED
+        assert agent_b.answered.is_set() and not agent_a.answered.is_set()
+
+
+async def test_an_answer_waits_for_a_pausing_holder_to_let_go(shared_url: str) -> None:
+    """A lease still held elsewhere on a paused task (its pause heard through a follower
+    before the holder let go) is waited for, up to the cancel grace, not refused at once."""
+    store = open_task_store(shared_url)
+    assert isinstance(store, TaskLeases)
+    try:
+        await store.create(make_task("paused", state=TaskState.INPUT_REQUIRED), None)
+        await store.create(make_task("stuck", state=TaskState.INPUT_REQUIRED), None)
+        now = time.time()
+        for task_id in ("paused", "stuck"):
+            await store.acquire_lease(task_id, None, "A", now + 60, now)
+        config = dataclasses.replace(fast("B"), cancel_grace_seconds=1.0)
+        agent = SlowToReturn("B")
+        async with (
+            running_server(agent, store_url=shared_url, config=config) as server,
+            await A2AClient.connect(server.url) as client,
+        ):
+
+            async def let_go() -> None:
+                await asyncio.sleep(0.3)
+                await store.release_lease("paused", "A")
+
+            releasing = asyncio.create_task(let_go())
+            answered = await client.send("Rome", task="paused")
+            await releasing
+            assert answered.task is not None
+            assert answered.task.status.state is TaskState.COMPLETED
+            # A holder that does not let go within the grace: refused, nothing started.
+            agent.answered.clear()
+            with pytest.raises(UnsupportedOperationError, match="running on instance A"):
+                await client.send("Rome", task="stuck")
+            assert not agent.answered.is_set()
+    finally:
+        await store.aclose()
 
 
 async def test_a_renewal_racing_a_new_run_does_not_stop_it(lease_url: str) -> None:

@@ -122,6 +122,11 @@ class LeaseKeeper:
             self._pending.add(job)
             job.add_done_callback(self._pending.discard)
 
+    async def release_now(self, task_id: str) -> None:
+        """Drop a lease and wait until it is gone (a run that paused, before anyone hears of it)."""
+        if not self._closed:
+            await self._release(task_id)
+
     async def _release(self, task_id: str) -> None:
         try:
             await self.leases.release_lease(task_id, self.instance)

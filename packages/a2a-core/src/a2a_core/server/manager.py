@@ -42,7 +42,7 @@ from ..errors import (
     UnsupportedOperationError,
 )
 from ..stores import ConcurrentUpdateError, StoredTask, TaskStore
-from ..stores.cluster import TaskLeases
+from ..stores.cluster import Lease, TaskLeases
 from ..types import (
     Message,
     Part,
@@ -281,6 +281,8 @@ class TaskRun:
             await self._hold(event)
         else:
             new_task, published = await self._save(event)
+            if new_task.status.state.is_interrupted:
+                await self.manager.let_go(self)
         self._emitted = True
         manager = self.manager
         version = self.version
@@ -747,16 +749,32 @@ class TaskManager:
         self.bus.end(run.task_id)
 
     # -- leases -------------------------------------------------------------------
+    async def let_go(self, run: TaskRun) -> None:
+        """A run that paused drops its lease before the pause is announced.
+
+        The answer may come through another instance as soon as the client sees the
+        question; a lease still held by this (returning) run would refuse it there.
+        """
+        if self.leases is not None and run.leased:
+            run.leased = False
+            await self.leases.release_now(run.task_id)
+
     def start_background(self) -> None:
         """Start renewing leases and sweeping for orphans (idempotent; at app startup)."""
         if self.leases is not None and not self._closing:
             self.leases.start()
 
-    async def _hold(self, run: TaskRun) -> None:
-        """Take the run's lease before its agent starts (refused: another instance runs it)."""
+    async def _hold(self, run: TaskRun, *, paused: bool = False) -> None:
+        """Take the run's lease before its agent starts (refused: another instance runs it).
+
+        ``paused``: the task waits for input, so a holder elsewhere is a run that has just
+        paused and is letting go (its followers may hear of the pause first): wait for it.
+        """
         if self.leases is None:
             return
         holder = await self.leases.acquire(run.task_id, run.owner)
+        if holder is not None and paused:
+            holder = await self._acquire_when_let_go(run)
         if holder is not None:
             raise UnsupportedOperationError(
                 f"Task {run.task_id} is running on instance {holder.instance}; "
@@ -764,6 +782,18 @@ class TaskManager:
             )
         run.leased_at = time.monotonic()
         run.leased = True
+
+    async def _acquire_when_let_go(self, run: TaskRun) -> Lease | None:
+        """Retry a refused lease for up to ``cancel_grace_seconds``; the holder when it stays."""
+        assert self.leases is not None
+        deadline = time.monotonic() + self.config.cancel_grace_seconds
+        delay = 0.01
+        while True:
+            await asyncio.sleep(delay)
+            holder = await self.leases.acquire(run.task_id, run.owner)
+            if holder is None or time.monotonic() >= deadline:
+                return holder
+            delay = min(delay * 2, 0.2)
 
     def _leased_task_ids(self) -> list[str]:
         """The runs whose lease this instance holds: only those are renewed.
@@ -910,7 +940,7 @@ class TaskManager:
             self._register(run)
             try:
                 self.executor.admit(context)
-                await self._hold(run)
+                await self._hold(run, paused=task.status.state.is_interrupted)
                 await run.begin_continuation(continued)
             except ConcurrentUpdateError:
                 self._unhold(run)

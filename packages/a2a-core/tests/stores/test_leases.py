@@ -332,7 +332,8 @@ async def test_an_answer_through_another_instance_is_taken_while_the_pausing_run
         answered = await to_b.send("Rome", task=paused.task.id)
         assert answered.task is not None
         assert answered.task.status.state is TaskState.COMPLETED
-        assert agent_b.answered.is_set() and not agent_a.answered.is_set()
+        assert agent_b.answered.is_set()
+        assert not agent_a.answered.is_set()
 
 
 async def test_an_answer_waits_for_a_pausing_holder_to_let_go(shared_url: str) -> None:

@@ -12,6 +12,9 @@ fails at once with a message saying so, and nothing is rerun.
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from a2a_core.cli import main
 from a2a_core.client import A2AClient
 from a2a_core.server.serve import running_server as core_running_server
 from a2a_core.types import TaskState
@@ -35,6 +39,8 @@ from langgraph.types import interrupt
 pytestmark = pytest.mark.timeout(60)
 
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+WEATHER = f"{Path(__file__).parent / 'lc_cli_weather.py'}:weather"
+_SERVING = re.compile(r"^Serving .* at (http://\S+)$")
 
 
 def weather_graph(label: str, runs: Counter[str]) -> Any:
@@ -141,6 +147,129 @@ async def _pause_on_a_answer_on_b(store_url: str, checkpointer_url: str) -> None
         assert final.status.state is TaskState.COMPLETED
 
 
+@asynccontextmanager
+async def two_instances_by_url(
+    store_url: str, runs: Counter[str], checkpointer_url: str
+) -> AsyncIterator[tuple[A2AClient, A2AClient]]:
+    """Instances A and B on one store, each given the checkpointer as a URL (what
+    ``a2a serve -o checkpointer=URL`` does): opened at the first run, closed at the end."""
+    agents: list[LangChainAgent] = []
+    async with AsyncExitStack() as stack:
+        clients: list[A2AClient] = []
+        for label in ("A", "B"):
+            agent = LangChainAgent(weather_graph(label, runs), checkpointer=checkpointer_url)
+            assert agent.resumable
+            agents.append(agent)
+            server = await stack.enter_async_context(running_server(agent, store_url=store_url))
+            client = await A2AClient.connect(server.url)
+            stack.push_async_callback(client.aclose)
+            clients.append(client)
+        yield clients[0], clients[1]
+        assert [a.checkpointer_url is not None and a.checkpointer_url.opened for a in agents] == [
+            True,
+            True,
+        ]
+    # Each server closed the saver it opened when it stopped.
+    assert [a.checkpointer_url is not None and a.checkpointer_url.opened for a in agents] == [
+        False,
+        False,
+    ]
+
+
+async def test_a_checkpointer_url_resumes_a_pause_on_another_instance(tmp_path: Path) -> None:
+    runs: Counter[str] = Counter()
+    url = f"sqlite:///{tmp_path / 'checkpoints.db'}"
+    async with two_instances_by_url(f"sqlite:///{tmp_path / 'tasks.db'}", runs, url) as (a, b):
+        paused = await a.send("weather please")
+        assert paused.state is TaskState.INPUT_REQUIRED
+        done = await b.send("Rome", task=paused)
+        assert done.state is TaskState.COMPLETED
+        assert done.text == "B: sunny in Rome (you asked 'weather please')"
+        assert runs == {"prepare@A": 1, "ask@A": 1, "ask@B": 1, "answer@B": 1}
+
+
+async def test_a_postgres_checkpointer_url_resumes_a_pause_on_another_instance(
+    postgres_schema: str,
+) -> None:
+    runs: Counter[str] = Counter()
+    url = f"{POSTGRES_URL}?schema={postgres_schema}"
+    async with two_instances_by_url(url, runs, url) as (a, b):
+        paused = await a.send("weather please")
+        assert paused.state is TaskState.INPUT_REQUIRED
+        done = await b.send("Rome", task=paused)
+        assert done.state is TaskState.COMPLETED
+        assert runs == {"prepare@A": 1, "ask@A": 1, "ask@B": 1, "answer@B": 1}
+
+
+def _serve(label: str, args: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """``a2a serve lc_cli_weather.py:weather --port 0 ARGS`` as instance ``label``."""
+    env = {
+        **os.environ,
+        "A2A_PLUGINS": "langchain",
+        "PYTHONUNBUFFERED": "1",
+        "A2A_TEST_LABEL": label,
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "a2a_core.cli", "serve", WEATHER, "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:  # the startup lines come within the test's timeout
+        found = _SERVING.match(line.strip())
+        if found:
+            return proc, found.group(1)
+    proc.wait(timeout=20)
+    raise AssertionError(proc.stderr.read() if proc.stderr else f"exit {proc.returncode}")
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    proc.wait(timeout=20)
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
+async def test_a2a_serve_takes_a_checkpointer_url_and_resumes_on_the_other_process(
+    tmp_path: Path,
+) -> None:
+    args = [
+        "--store",
+        f"sqlite:///{tmp_path / 'tasks.db'}",
+        "-o",
+        f"checkpointer=sqlite:///{tmp_path / 'checkpoints.db'}",
+    ]
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        proc, url_a = _serve("A", args)
+        procs.append(proc)
+        proc, url_b = _serve("B", args)
+        procs.append(proc)
+        async with await A2AClient.connect(url_a) as to_a:
+            paused = await to_a.send("weather please")
+        assert paused.state is TaskState.INPUT_REQUIRED
+        async with await A2AClient.connect(url_b) as to_b:
+            done = await to_b.send("Rome", task=paused)
+        assert done.state is TaskState.COMPLETED
+        assert done.text == "B: sunny in Rome (you asked 'weather please')"
+    finally:
+        for proc in procs:
+            _stop(proc)
+
+
+def test_a2a_serve_refuses_a_checkpointer_url_it_cannot_open(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["serve", WEATHER, "--port", "0", "-o", "checkpointer=redis://localhost"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "no durable checkpointer for 'redis'" in err
+
+
 async def test_sqlite_checkpointer_resumes_a_pause_on_another_instance(tmp_path: Path) -> None:
     await _pause_on_a_answer_on_b(
         f"sqlite:///{tmp_path / 'tasks.db'}", f"sqlite:///{tmp_path / 'checkpoints.db'}"
@@ -203,7 +332,18 @@ async def test_with_checkpointer_attaches_a_saver_under_bindings() -> None:
     assert graph.checkpointer is not saver  # the given graph is left as it was
     assert LangChainAgent(graph, checkpointer=saver).resumable
     with pytest.raises(TypeError, match="BaseCheckpointSaver"):
-        LangChainAgent(graph, checkpointer="sqlite:///x.db")
+        LangChainAgent(graph, checkpointer=42)
+    with pytest.raises(ValueError, match="no durable checkpointer for 'redis'"):
+        LangChainAgent(graph, checkpointer="redis://localhost")
+    with pytest.raises(ValueError, match="expected sqlite:///"):
+        LangChainAgent(graph, checkpointer="sqlite://host/x.db")
+    with pytest.raises(TypeError, match="compiled LangGraph graph"):
+        LangChainAgent(RunnableLambda(lambda text: text), checkpointer="sqlite:///x.db")
+    by_url = LangChainAgent(graph, checkpointer="postgresql://u:secret@db/app")
+    assert by_url.resumable
+    assert "secret" not in repr(by_url.checkpointer_url)
+    assert by_url.checkpointer_url is not None
+    assert not by_url.checkpointer_url.opened  # nothing opened before the first run
     with pytest.raises(TypeError, match="compiled LangGraph graph"):
         LangChainAgent(RunnableLambda(lambda text: text), checkpointer=saver)
     with pytest.raises(ValueError, match="no durable checkpointer"):

@@ -8,7 +8,11 @@ database shared by every instance lets any of them resume the graph:
 - ``open_checkpointer(url)``: an async context manager that opens LangGraph's
   async SQLite or PostgreSQL saver for a URL and creates its tables;
 - ``with_checkpointer(runnable, saver)``: the graph with ``saver`` attached
-  (what ``LangChainAgent(graph, checkpointer=saver)`` does).
+  (what ``LangChainAgent(graph, checkpointer=saver)`` does);
+- ``CheckpointerURL``: what ``LangChainAgent(graph, checkpointer="sqlite:///x.db")``
+  and ``a2a serve -o checkpointer=...`` use: the URL is checked at once, the
+  saver opened in the serving event loop at the first run and closed when the
+  app stops.
 
 The savers come from LangGraph's own packages (extras
 ``a2a-langchain[checkpoint-sqlite]`` and ``a2a-langchain[checkpoint-postgres]``);
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
@@ -28,7 +33,7 @@ from langchain_core.runnables import Runnable, RunnableBinding
 from ._card import is_graph
 from ._input import unwrap
 
-__all__ = ["open_checkpointer", "with_checkpointer"]
+__all__ = ["CheckpointerURL", "open_checkpointer", "with_checkpointer"]
 
 _SQLITE_HINT = "pip install 'a2a-langchain[checkpoint-sqlite]' (langgraph-checkpoint-sqlite)"
 _POSTGRES_HINT = "pip install 'a2a-langchain[checkpoint-postgres]' (langgraph-checkpoint-postgres)"
@@ -61,6 +66,84 @@ def with_checkpointer(runnable: Runnable[Any, Any], saver: Any) -> Runnable[Any,
     for binding in reversed(bindings):
         rebuilt = binding.model_copy(update={"bound": rebuilt})
     return rebuilt
+
+
+def check_checkpointer_url(url: str) -> None:
+    """Refuse a checkpointer URL that ``open_checkpointer`` could not open, before serving:
+    an unknown scheme, a malformed SQLite path or a missing package."""
+    scheme = url.partition("://")[0].lower()
+    if scheme == "sqlite":
+        _sqlite_path(url)
+        module, hint = "langgraph.checkpoint.sqlite", _SQLITE_HINT
+    elif scheme in ("postgresql", "postgres"):
+        _postgres_conninfo(url)
+        module, hint = "langgraph.checkpoint.postgres", _POSTGRES_HINT
+    else:
+        raise ValueError(
+            f"no durable checkpointer for {scheme or url!r}: expected sqlite:///path.db or "
+            "postgresql://... (or pass any LangGraph BaseCheckpointSaver as checkpointer=)"
+        )
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        found = False
+    if not found:
+        raise ImportError(f"{scheme}:// checkpointers need {hint}")
+
+
+class CheckpointerURL:
+    """A durable checkpointer given by URL, opened in the serving event loop when needed.
+
+    A saver belongs to the event loop it was opened in, which does not exist yet
+    when an agent is built (``a2a serve -o checkpointer=...``, ``serve(graph,
+    checkpointer="sqlite:///x.db")``). So the URL is checked at once, the saver
+    opened at the first run and closed when the serving app stops (the plugin's
+    lifespan); a later run in another loop opens it again.
+    """
+
+    def __init__(self, url: str) -> None:
+        check_checkpointer_url(url)
+        self.url = url
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._saver: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock: asyncio.Lock | None = None
+
+    def __repr__(self) -> str:
+        parts = urlsplit(self.url)
+        if parts.password is not None:  # never show a password
+            host = parts.netloc.rpartition("@")[2]
+            user = parts.username or ""
+            parts = parts._replace(netloc=f"{user}:***@{host}")
+        return f"CheckpointerURL({urlunsplit(parts)!r})"
+
+    @property
+    def opened(self) -> bool:
+        """Whether a saver is open (in some loop)."""
+        return self._saver is not None
+
+    async def saver(self) -> Any:
+        """The saver for the running loop, opened (tables created) on first use."""
+        loop = asyncio.get_running_loop()
+        if self._saver is not None and self._loop is loop:
+            return self._saver
+        if self._lock is None or self._loop is not loop:
+            self._lock, self._loop = asyncio.Lock(), loop
+            self._saver = self._stack = None  # one of a loop that is gone: cannot be closed
+        async with self._lock:
+            if self._saver is None:
+                stack = contextlib.AsyncExitStack()
+                self._saver = await stack.enter_async_context(open_checkpointer(self.url))
+                self._stack = stack
+        return self._saver
+
+    async def aclose(self) -> None:
+        """Close the saver opened in the running loop (a later run opens it again)."""
+        stack, loop = self._stack, self._loop
+        if stack is None or loop is not asyncio.get_running_loop():
+            return
+        self._stack = self._saver = None
+        await stack.aclose()
 
 
 @contextlib.asynccontextmanager

@@ -49,6 +49,7 @@ from ._card import (
 )
 from ._card import input_modes as default_input_modes
 from ._card import output_modes as default_output_modes
+from ._checkpoint import CheckpointerURL, with_checkpointer
 from ._convert import PROGRESS_KEY, data_text, jsonable, output_parts
 from ._files import DEFAULT_FILE_POLICY, FileBlocks, accept_files, with_files
 from ._input import InputMode, InputPlan, plan_input, unwrap
@@ -141,7 +142,10 @@ class LangChainAgent(AgentExecutor):
       (replacing the one it was compiled with). A durable one shared by every
       server instance (``a2a_langchain.open_checkpointer``: SQLite, PostgreSQL; or
       any saver, Redis...) lets a task paused by ``interrupt()`` on one
-      instance be answered through any other.
+      instance be answered through any other. A URL (``"sqlite:///x.db"``,
+      ``"postgresql://..."``; what ``a2a serve -o checkpointer=URL`` gives) is
+      checked now, opened in the serving loop at the first run and closed when
+      the app stops.
     """
 
     def __init__(
@@ -170,10 +174,16 @@ class LangChainAgent(AgentExecutor):
             raise TypeError(
                 f"LangChainAgent serves LangChain Runnables, not {type(runnable).__name__}"
             )
-        if checkpointer is not None:
-            from ._checkpoint import with_checkpointer
-
+        self.checkpointer_url: CheckpointerURL | None = None
+        """The checkpointer given by URL, opened at the first run (None: none, or a saver)."""
+        if isinstance(checkpointer, str):
+            if not is_graph(runnable):
+                raise TypeError("checkpointer= needs a compiled LangGraph graph")
+            self.checkpointer_url = CheckpointerURL(checkpointer)
+        elif checkpointer is not None:
             runnable = with_checkpointer(runnable, checkpointer)
+        self._unsaved_runnable = runnable
+        self._attached: Any = None
         if input_mode not in ("auto", "text", "messages", "dict"):
             raise ValueError(f"input_mode must be auto, text, messages or dict, not {input_mode!r}")
         if conversation not in ("auto", "thread", "task"):
@@ -211,7 +221,9 @@ class LangChainAgent(AgentExecutor):
             answer_model = [answer_model]
         self.answer_model: tuple[str, ...] = tuple(answer_model or ())
         self.stream = stream
-        self.resumable = self.graph and has_checkpointer(runnable)
+        self.resumable = self.graph and (
+            self.checkpointer_url is not None or has_checkpointer(runnable)
+        )
         """Whether an interrupted run can be resumed (a graph with a checkpointer)."""
         self.threaded = conversation == "thread" if conversation != "auto" else self.resumable
         self.config: RunnableConfig = config or {}
@@ -295,7 +307,22 @@ class LangChainAgent(AgentExecutor):
         ]
         return self.plan.build(message, history, threaded=self.threaded)
 
+    async def _attach_saver(self) -> None:
+        """Run on the saver of ``checkpointer_url`` (opened in this loop at the first run)."""
+        assert self.checkpointer_url is not None
+        saver = await self.checkpointer_url.saver()
+        if saver is not self._attached:
+            self.runnable = with_checkpointer(self._unsaved_runnable, saver)
+            self._attached = saver
+
+    async def aclose_checkpointer(self) -> None:
+        """Close the saver opened for ``checkpointer_url`` (the plugin does it at app stop)."""
+        if self.checkpointer_url is not None:
+            await self.checkpointer_url.aclose()
+
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        if self.checkpointer_url is not None:
+            await self._attach_saver()
         config = self.run_config(context)
         if not (self.threaded or self.resumable):
             await self._run(context, updater, config)

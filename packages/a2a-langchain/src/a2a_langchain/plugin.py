@@ -11,14 +11,22 @@ configure the agent.
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any, cast
 
 from a2a_core.adapters import AdapterRegistrar, ResolvedAgent
 from a2a_core.hookspecs import hookimpl
 
-__all__ = ["AGENT_OPTIONS", "LangChainAdapter", "a2a_adapt_agent", "a2a_register_adapters"]
+__all__ = [
+    "AGENT_OPTIONS",
+    "LangChainAdapter",
+    "a2a_adapt_agent",
+    "a2a_lifespan",
+    "a2a_register_adapters",
+]
 
 AGENT_OPTIONS = frozenset(
     {
@@ -96,3 +104,25 @@ def a2a_adapt_agent(agent: Any, options: Mapping[str, Any]) -> ResolvedAgent | N
     if not _is_langchain(agent):
         return None
     return LangChainAdapter().adapt(agent, options)
+
+
+@hookimpl
+def a2a_lifespan(app: Any) -> AbstractAsyncContextManager[object] | None:
+    """Close the checkpointer a served agent opened from a URL when its app stops."""
+    if "a2a_langchain.agent" not in sys.modules:
+        return None  # no LangChainAgent was ever built
+    from .agent import LangChainAgent
+
+    manager = getattr(getattr(app, "service", None), "manager", None)
+    agent = getattr(manager, "executor", None)
+    if not isinstance(agent, LangChainAgent) or agent.checkpointer_url is None:
+        return None
+    return _closing_checkpointer(agent)
+
+
+@contextlib.asynccontextmanager
+async def _closing_checkpointer(agent: Any) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        await agent.aclose_checkpointer()

@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -75,6 +75,9 @@ from .updater import TaskUpdater
 __all__ = ["ManagerConfig", "TaskManager", "TaskObserver", "TaskRun"]
 
 logger = logging.getLogger("a2a_core.server")
+
+PushIntake = Callable[[Task, StreamEvent, TaskState | None, int | None], None]
+"""The push service's intake: an observer that is also told the event's id."""
 
 TaskObserver = Callable[[Task, StreamEvent, TaskState | None], None]
 """Called after each applied event with the task, the event and the previous state.
@@ -291,8 +294,9 @@ class TaskRun:
                 await manager.send_to_channel(task.id, version, event, self.published)
             self.published = version
         manager.bus.publish(task.id, event, version)
-        if manager.observers:
-            manager.notify(new_task if new_task is not None else self.task, event, previous)
+        if manager.observers or manager.push_intake is not None:
+            task_now = new_task if new_task is not None else self.task
+            manager.notify(task_now, event, previous, version)
         state = self._task.status.state
         if state.is_terminal or state.is_interrupted:
             self.settled.set()
@@ -620,6 +624,11 @@ class TaskManager:
         self.bus: EventBus = bus if bus is not None else MemoryEventBus()
         self.config = config or ManagerConfig()
         self.observers: list[TaskObserver] = list(observers)
+        self.push_intake: PushIntake | None = None
+        """The push service's intake, told each event with its id (set by the service)."""
+        self.push_recovery: Callable[[StoredTask], Awaitable[object]] | None = None
+        """Delivers what a dead owner's push lanes still held (set by the service); called
+        before an orphan is settled."""
         # The store as given, not the timing wrapper: a wrapper per service would
         # otherwise hide the store's channel (or give each service its own).
         self.channel: TaskChannel = channel_for(self.backend)
@@ -692,8 +701,15 @@ class TaskManager:
         """The run executing ``task_id``, if any."""
         return self._active.get(task_id)
 
-    def notify(self, task: Task, event: StreamEvent, previous: TaskState | None) -> None:
-        """Tell every observer about a task's event; one that raises is logged, not fatal."""
+    def notify(
+        self,
+        task: Task,
+        event: StreamEvent,
+        previous: TaskState | None,
+        event_id: int | None = None,
+    ) -> None:
+        """Tell every observer (and the push intake) about a task's event (id: the version
+        it produced); one that raises is logged, not fatal."""
         hooks = _telemetry.active
         if hooks is not None:
             run = self._active.get(task.id)
@@ -704,6 +720,11 @@ class TaskManager:
                 observer(task, event, previous)
             except Exception:
                 logger.exception("task observer %r failed", observer)
+        if self.push_intake is not None:
+            try:
+                self.push_intake(task, event, previous, event_id)
+            except Exception:
+                logger.exception("the push intake failed")
 
     def _register(self, run: TaskRun) -> None:
         """Take a slot for ``run`` (synchronous: nothing can slip in between check and claim)."""
@@ -829,7 +850,12 @@ class TaskManager:
         )
 
     async def _settle_orphan(self, stored: StoredTask, text: str) -> None:
-        """The sweeper fails an orphaned task: saved, published to every instance's streams."""
+        """The sweeper fails an orphaned task: saved, published to every instance's streams.
+
+        Push deliveries the dead instance still held are queued again first.
+        """
+        if self.push_recovery is not None:
+            await self.push_recovery(stored)
         await self.write_status(stored, TaskState.FAILED, text)
 
     def _lease_lost(self, task_id: str, renewal_began: float) -> None:
@@ -959,12 +985,12 @@ class TaskManager:
         run.handle = asyncio.get_running_loop().create_task(
             run.run(self.executor), name=f"a2a-task-{run.task_id}"
         )
-        if run.previous is not None and self.observers:
+        if run.previous is not None and (self.observers or self.push_intake is not None):
             task = run.task
             status = TaskStatusUpdateEvent(
                 task_id=task.id, context_id=task.context_id, status=task.status
             )
-            self.notify(task, status, run.previous.task.status.state)
+            self.notify(task, status, run.previous.task.status.state, run.version)
 
     async def abandon(self, run: TaskRun) -> None:
         """Undo a run that will not start: free its slot, restore or remove its task."""
@@ -1085,7 +1111,7 @@ class TaskManager:
         self.bus.publish(task.id, event, saved.version)
         if state.is_terminal or state.is_interrupted:
             self.bus.end(task.id)
-        self.notify(new_task, event, task.status.state)
+        self.notify(new_task, event, task.status.state, saved.version)
         return new_task
 
     async def _cancel_run(self, run: TaskRun, text: str | None = None) -> Task:

@@ -116,7 +116,8 @@ class A2AService:
         self.extended_card = extended_card
         self.card = self._truthful_card(card)
         all_observers = list(observers)
-        if push is not None:
+        push_intake = getattr(push, "on_saved_event", None)
+        if push is not None and push_intake is None:
             all_observers.append(push.on_event)
         self.manager = TaskManager(
             as_executor(agent),
@@ -127,6 +128,13 @@ class A2AService:
             files,
         )
         self._output_modes = _output_modes(self.card)
+        if push_intake is not None:
+            # told each event's id: it makes webhook ids and the delivered-up-to mark
+            self.manager.push_intake = push_intake
+            recover = getattr(push, "recover", None)
+            if recover is not None:
+                channel = self.manager.channel
+                self.manager.push_recovery = lambda stored: recover(channel, stored)
         if push is not None:
             shared = self.manager.channel.push_configs()
             share = getattr(push, "share_store", None)

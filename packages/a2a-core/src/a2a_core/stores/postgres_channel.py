@@ -3,7 +3,8 @@
 What ``PostgresTaskStore.event_channel()`` returns (see ``a2a_core.server.channel``
 for the contract). Tables, in the store's schema (created with the task tables)::
 
-    a2a_event_heads   task id -> last event id and kind, rows kept, last event time
+    a2a_event_heads   task id -> last event id and kind, rows kept, last event time,
+                      the push delivered-up-to mark (NULL: none written)
     a2a_events        (task id, event id, seq) -> kind, the event's JSON, the id of the
                       entry before it (NULL: unknown); seq 0 an event, 1 an end mark
     a2a_push_configs  (task id, config id) -> the stored push config
@@ -47,7 +48,7 @@ import contextlib
 import hashlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ..errors import InvalidParamsError
@@ -94,6 +95,7 @@ CREATE TABLE IF NOT EXISTS {s}.a2a_event_heads (
     touched TIMESTAMPTZ NOT NULL
 );
 CREATE INDEX IF NOT EXISTS a2a_event_heads_by_touched ON {s}.a2a_event_heads (touched);
+ALTER TABLE {s}.a2a_event_heads ADD COLUMN IF NOT EXISTS push_mark BIGINT;
 CREATE TABLE IF NOT EXISTS {s}.a2a_events (
     task_id TEXT COLLATE "C" NOT NULL,
     event_id BIGINT NOT NULL,
@@ -529,6 +531,15 @@ class PostgresPushConfigStore(PushConfigStore):
         self._list = f"SELECT version, created_ns, body FROM {t} WHERE task_id = %s ORDER BY placed"
         self._delete = f"DELETE FROM {t} WHERE task_id = %s AND config_id = %s"
         self._delete_task = f"DELETE FROM {t} WHERE task_id = %s"
+        h = channel._heads  # pyright: ignore[reportPrivateUsage]
+        self._read_mark = (
+            f"SELECT push_mark FROM {h} WHERE task_id = %s"
+            " AND touched > now() - make_interval(secs => %s)"
+        )
+        self._write_marks = (
+            f"UPDATE {h} AS h SET push_mark = GREATEST(COALESCE(h.push_mark, -1), v.m)"
+            " FROM unnest(%s::text[], %s::bigint[]) AS v(t, m) WHERE h.task_id = v.t"
+        )
 
     async def put(self, entry: PushConfigEntry) -> None:
         if _nul(entry.task_id, entry.config_id):
@@ -578,6 +589,27 @@ class PostgresPushConfigStore(PushConfigStore):
         async with await self._channel._connection() as conn:  # pyright: ignore[reportPrivateUsage]
             cur = await conn.execute(self._delete_task, (task_id,))
             return int(cur.rowcount)
+
+    @property
+    def keeps_marks(self) -> bool:
+        return True
+
+    async def read_mark(self, task_id: str) -> int | None:
+        if _nul(task_id):
+            return None
+        ttl = float(self._channel.stream_ttl)
+        async with await self._channel._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+            cur = await conn.execute(self._read_mark, (task_id, ttl))
+            row = await cur.fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    async def write_marks(self, marks: Mapping[str, int]) -> None:
+        """Raise the marks on the tasks' event heads (a task without events keeps none)."""
+        marks = {t: m for t, m in marks.items() if not _nul(t)}
+        if not marks:
+            return
+        async with await self._channel._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+            await conn.execute(self._write_marks, (list(marks), list(marks.values())))
 
 
 def _nul(*values: str) -> bool:

@@ -7,6 +7,8 @@ for the contract). Keys and channels, under the store's ``<prefix>``::
                                 (an end mark "<event id>-1"), fields k (kind),
                                 e (the event's JSON), p (the previous entry's id)
     <prefix>:push:<task id>     hash: config id -> the stored push config (JSON)
+    <prefix>:pushmark:<task id> string: the task's delivered-up-to mark (push; expires
+                                like the stream, ``stream_ttl`` after it was last raised)
     <prefix>:control            pub/sub channel: "cancel <task id>"
 
 Publishing is one Lua script. The instance running a task saves it and
@@ -38,7 +40,7 @@ import contextlib
 import json
 import logging
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ..errors import InvalidParamsError
@@ -110,6 +112,18 @@ end
 return version
 """
 )
+
+# KEYS: mark keys. ARGV: ttl, then one mark per key. Each mark only ever rises.
+_RAISE_MARKS = """
+for i, key in ipairs(KEYS) do
+  local mark = tonumber(ARGV[i + 1])
+  local now = tonumber(redis.call('GET', key) or '-1')
+  if mark > now then
+    redis.call('SET', key, mark, 'EX', ARGV[1])
+  end
+end
+return 1
+"""
 
 _KINDS: dict[str, type[TaskStatusUpdateEvent] | type[TaskArtifactUpdateEvent]] = {
     "s": TaskStatusUpdateEvent,
@@ -374,9 +388,30 @@ class RedisPushConfigStore(PushConfigStore):
     def __init__(self, channel: RedisTaskChannel, max_configs_per_task: int = 16) -> None:
         self._channel = channel
         self.max_configs_per_task = max_configs_per_task
+        self._raise: Any = None
 
     def _key(self, task_id: str) -> str:
         return f"{self._channel.prefix}:push:{task_id}"
+
+    def mark_key(self, task_id: str) -> str:
+        """The key of a task's delivered-up-to mark."""
+        return f"{self._channel.prefix}:pushmark:{task_id}"
+
+    @property
+    def keeps_marks(self) -> bool:
+        return True
+
+    async def read_mark(self, task_id: str) -> int | None:
+        raw = await self._client().get(self.mark_key(task_id))
+        return None if raw is None else int(raw)
+
+    async def write_marks(self, marks: Mapping[str, int]) -> None:
+        if not marks:
+            return
+        if self._raise is None:
+            self._raise = self._client().register_script(_RAISE_MARKS)
+        keys = [self.mark_key(task_id) for task_id in marks]
+        await self._raise(keys=keys, args=[self._channel.stream_ttl, *marks.values()])
 
     def _client(self) -> Any:
         return self._channel._client()  # pyright: ignore[reportPrivateUsage]

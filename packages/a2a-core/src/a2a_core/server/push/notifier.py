@@ -22,7 +22,22 @@ With ``signing_secret`` every delivery is signed (HMAC-SHA256 over its id,
 timestamp and body, the Standard Webhooks headers ``webhook-id``,
 ``webhook-timestamp``, ``webhook-signature``; see ``a2a_core.webhooks``),
 each retry signed anew with a later timestamp, so receivers can refuse
-forged, changed, stale and replayed deliveries.
+forged, changed, stale and replayed deliveries. The ``webhook-id`` of an
+event's delivery is derived from (task id, event id, config id): the same on
+every retry and on every instance, so a receiver can drop a delivery it has
+already processed.
+
+Deliveries pending at a crash. On a store several instances share
+(``redis://``, ``postgresql://``), the service keeps, per task, a
+*delivered-up-to mark*: every event id up to it has been finished by every
+lane of the task (delivered, given up on, dropped or superseded). It is
+written off the event path, at most once per ``mark_interval`` per task (see
+``PushConfigStore.write_marks``). When an instance dies, the survivor that
+settles its task calls ``recover``: the events after the mark are read back
+from the store's event channel and delivered again, in order, before the
+final FAILED (``recovery``). Deliveries are therefore at least once: up to a
+``mark_interval`` of events may reach a receiver twice, with the same
+``webhook-id``.
 
 Secrets never leave through the API: ``get_config``/``list_configs`` (and the
 config ``set_config`` returns) show ``token`` and ``authentication.credentials``
@@ -33,6 +48,7 @@ the stored one, so a read-modify-write round trip does not clobber it.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 import time
@@ -41,7 +57,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -60,6 +76,10 @@ from .payload import check_secrets, render
 from .policy import ResolutionError, TargetRefusedError, UrlPolicy
 from .store import MemoryPushConfigStore, PushConfigEntry, PushConfigStore
 from .transport import VettedTransport
+
+if TYPE_CHECKING:
+    from ...stores import StoredTask
+    from ..channel import TaskChannel
 
 __all__ = ["REDACTED", "PushNotificationService", "PushStats", "RetryPolicy", "redact"]
 
@@ -136,6 +156,11 @@ class _Event:
     final: bool
     trace: Any = None
     """The trace context the event was made in (only while telemetry is on)."""
+    event_id: int | None = None
+    """The event's id (the task version it produced); None when the caller gave none."""
+    ref: str | None = None
+    """What the delivery id is derived from: the event id, or ``task@<version>`` for a
+    Task snapshot sent in place of events past retention; None: a random id."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +171,38 @@ class _Delivery:
     event: StreamEvent
     final: bool
     trace: Any = None
+    event_id: int | None = None
+    ref: str | None = None
+
+
+@dataclass(slots=True)
+class _Progress:
+    """What the lanes of one task have finished: the base of its delivered-up-to mark."""
+
+    open: dict[int, int] = field(default_factory=dict[int, int])
+    """Event id -> its fan-out and deliveries not finished yet."""
+    done: int = -1
+    """The highest event id finished."""
+    written: int = -1
+    """The mark last written to the store."""
+    final: bool = False
+    """The task's final update was finished on a lane (nothing more to protect)."""
+
+    def mark(self) -> int:
+        """Every event id up to this one is finished (ids are increasing per task)."""
+        return min(self.open) - 1 if self.open else self.done
+
+
+def delivery_id(task_id: str, ref: str, config_id: str) -> str:
+    """The ``webhook-id`` of one event's delivery to one config: the same on every instance.
+
+    A survivor that delivers again what a dead instance may have sent already
+    uses the id that instance used, so a receiver can drop the second copy.
+    """
+    digest = hashlib.blake2b(
+        f"{task_id}\n{ref}\n{config_id}".encode("utf-8", "surrogatepass"), digest_size=16
+    )
+    return f"msg_{digest.hexdigest()}"
 
 
 @dataclass(slots=True)
@@ -259,6 +316,7 @@ class PushNotificationService:
         drain_timeout: float = 5.0,
         transport: httpx.AsyncBaseTransport | None = None,
         signing_secret: str | bytes | Sequence[str | bytes] | None = None,
+        mark_interval: float = 1.0,
     ) -> None:
         """
         Args:
@@ -278,6 +336,8 @@ class PushNotificationService:
                 which connects only to addresses the policy allows.
             signing_secret: sign every delivery with it (``a2a_core.webhooks``; several
                 while rotating, the new one first). None: unsigned.
+            mark_interval: seconds between writes of a task's delivered-up-to mark (on
+                stores that keep marks): what a survivor may deliver twice after a crash.
         """
         if policy is not None and (allow_private_targets or allowed_hosts):
             raise ValueError("pass either policy or allow_private_targets/allowed_hosts")
@@ -290,8 +350,8 @@ class PushNotificationService:
         ):
             if value <= 0:
                 raise ValueError(f"{name} must be > 0")
-        if drain_timeout < 0:
-            raise ValueError("drain_timeout must be >= 0")
+        if drain_timeout < 0 or mark_interval < 0:
+            raise ValueError("drain_timeout and mark_interval must be >= 0")
         self.policy = policy or UrlPolicy.build(
             allow_private_targets=allow_private_targets, allowed_hosts=allowed_hosts
         )
@@ -319,6 +379,11 @@ class PushNotificationService:
         self._closing = False
         self._closed = False
         self._last_drop_log = 0.0
+        self.mark_interval = mark_interval
+        self._progress: dict[str, _Progress] = {}
+        self._dirty: set[str] = set()
+        self._marker: asyncio.Task[None] | None = None
+        self._mark_wake: asyncio.Event | None = None
 
     # -- observability ------------------------------------------------------------
     @property
@@ -380,8 +445,54 @@ class PushNotificationService:
     # -- intake (runs inline on the event path: never blocks) ---------------------
     def on_event(self, task: Task, event: StreamEvent, previous: TaskState | None) -> None:
         """Queue ``event`` for the task's webhooks; returns at once."""
+        self.on_saved_event(task, event, previous, None)
+
+    def on_saved_event(
+        self, task: Task, event: StreamEvent, previous: TaskState | None, event_id: int | None
+    ) -> None:
+        """``on_event`` with the event's id (the task version it produced); returns at once.
+
+        The id makes the delivery's ``webhook-id`` and the task's delivered-up-to mark.
+        """
         if not isinstance(event, TaskStatusUpdateEvent | TaskArtifactUpdateEvent):
             return
+        final = isinstance(event, TaskStatusUpdateEvent) and event.status.state.is_terminal
+        hooks = _telemetry.active
+        carried = hooks.current() if hooks is not None else None
+        ref = None if event_id is None else str(event_id)
+        self._take(_Event(task, event, time.time_ns(), final, carried, event_id, ref))
+
+    def replay(
+        self,
+        task: Task,
+        events: Sequence[tuple[int, StreamEvent, int]],
+        snapshot_version: int | None = None,
+    ) -> None:
+        """Queue again events a dead instance may not have delivered: ``(id, event, at_ns)``.
+
+        ``snapshot_version``: then the task itself follows them as one message (events
+        past the channel's retention, or never published). See ``recovery``.
+        """
+        for event_id, event, at_ns in events:
+            self._take(_Event(task, event, at_ns, False, None, event_id, str(event_id)))
+        if snapshot_version is not None:
+            ref = f"task@{snapshot_version}"
+            self._take(_Event(task, task, time.time_ns(), False, None, snapshot_version, ref))
+
+    async def recover(self, channel: TaskChannel, stored: StoredTask) -> int:
+        """Deliver what the task's dead owner had not (before it is settled); events queued.
+
+        Never raises: a failure is logged and the task is settled as before.
+        """
+        from .recovery import redeliver_pending
+
+        try:
+            return await redeliver_pending(self, channel, stored)
+        except Exception:
+            logger.exception("push: could not recover the deliveries of task %s", stored.task.id)
+            return 0
+
+    def _take(self, item: _Event) -> None:
         if self._closing:
             self._counters.dropped += 1
             return
@@ -389,15 +500,12 @@ class PushNotificationService:
             self._ensure_started()
         except RuntimeError:
             self._counters.dropped += 1
-            logger.warning("push event for task %s dropped: no running event loop", task.id)
+            logger.warning("push event for task %s dropped: no running event loop", item.task.id)
             return
         if len(self._intake) >= self.max_queue:
             lost = self._intake.popleft()
             self._drop(f"push queue full ({self.max_queue}); dropped an event of {lost.task.id}")
-        final = isinstance(event, TaskStatusUpdateEvent) and event.status.state.is_terminal
-        hooks = _telemetry.active
-        carried = hooks.current() if hooks is not None else None
-        self._intake.append(_Event(task, event, time.time_ns(), final, carried))
+        self._intake.append(item)
         assert self._wake is not None
         self._wake.set()
 
@@ -416,6 +524,8 @@ class PushNotificationService:
     def _ensure_started(self) -> None:
         loop = asyncio.get_running_loop()
         if self._worker is not None and not self._worker.done() and self._loop is loop:
+            if self._marker is None and self.store.keeps_marks:  # a store shared after start
+                self._marker = loop.create_task(self._write_marks(), name="a2a-push-marks")
             return
         if self._closing:
             raise RuntimeError("the push notification service is closed")
@@ -425,7 +535,11 @@ class PushNotificationService:
             self._room = asyncio.Event()
             self._concurrency = asyncio.Semaphore(self._concurrency_limit)
             self._client = None
+            self._mark_wake = asyncio.Event()
+            self._marker = None
         self._worker = loop.create_task(self._run(), name="a2a-push-worker")
+        if self.store.keeps_marks and (self._marker is None or self._marker.done()):
+            self._marker = loop.create_task(self._write_marks(), name="a2a-push-marks")
 
     async def __aenter__(self) -> PushNotificationService:
         await self.start()
@@ -456,7 +570,9 @@ class PushNotificationService:
             if not runners or remaining <= 0:
                 break
             await asyncio.wait(runners, timeout=remaining)
-        leftovers = [t for t in (self._worker, *runners) if t is not None and not t.done()]
+        leftovers = [
+            t for t in (self._worker, self._marker, *runners) if t is not None and not t.done()
+        ]
         for task in leftovers:
             task.cancel()
         if leftovers:
@@ -467,6 +583,8 @@ class PushNotificationService:
             logger.warning("push service closed with %d undelivered notifications", unsent)
         self._intake.clear()
         self._lanes.clear()
+        self._progress.clear()
+        self._dirty.clear()
         self._pending = 0
         self._closed = True
         if self._client is not None:
@@ -490,11 +608,21 @@ class PushNotificationService:
                 logger.exception("push: could not read the configs of task %s", item.task.id)
                 self._counters.dropped += 1
                 continue
+            entries = [e for e in entries if e.created_ns <= item.at_ns]  # not created after it
+            event_id = item.event_id
+            tracked = event_id is not None and self.store.keeps_marks
+            if tracked and (entries or item.task.id in self._progress):
+                progress = self._progress.get(item.task.id)
+                if progress is None:
+                    progress = self._progress[item.task.id] = _Progress()
+                assert event_id is not None
+                progress.open[event_id] = progress.open.get(event_id, 0) + 1  # the fan-out
             for entry in entries:
-                if entry.created_ns > item.at_ns:
-                    continue  # created after the event happened
                 await self._wait_for_room()
                 self._enqueue(entry, item)
+            if tracked:
+                assert event_id is not None
+                self._finish(item.task.id, event_id, False)
 
     async def _wait_for_room(self) -> None:
         assert self._room is not None
@@ -508,14 +636,24 @@ class PushNotificationService:
         if lane is None:
             lane = self._lanes[key] = _Lane()
         delivery = _Delivery(
-            key[0], key[1], item.task, whole_artifact(item), item.final, item.trace
+            key[0],
+            key[1],
+            item.task,
+            whole_artifact(item),
+            item.final,
+            item.trace,
+            item.event_id,
+            item.ref,
         )
+        self._opened(delivery)
         if lane.queue and _supersedes(entry.version, delivery, lane.queue[-1]):
             # The newest whole state replaces one still waiting (never one in flight).
-            lane.queue[-1] = replace(delivery, final=delivery.final or lane.queue[-1].final)
+            superseded = lane.queue[-1]
+            lane.queue[-1] = replace(delivery, final=delivery.final or superseded.final)
+            self._finished(replace(superseded, final=False))  # its end travels on in the newer
         else:
             if len(lane.queue) >= self.max_backlog:
-                lane.queue.popleft()
+                self._finished(lane.queue.popleft())
                 self._pending -= 1
                 self._drop(
                     f"push backlog of task {key[0]} config {key[1]} is full "
@@ -543,10 +681,75 @@ class PushNotificationService:
                     self._pending -= 1
                     if self._room is not None:
                         self._room.set()
+                self._finished(delivery)  # not when cancelled: a survivor sends it again
         finally:
             lane.runner = None
             if self._lanes.get(key) is lane and not lane.queue:
                 del self._lanes[key]
+
+    # -- the delivered-up-to mark --------------------------------------------------------
+    def _opened(self, delivery: _Delivery) -> None:
+        if delivery.event_id is None:
+            return
+        progress = self._progress.get(delivery.task_id)
+        if progress is not None:
+            open_ = progress.open
+            open_[delivery.event_id] = open_.get(delivery.event_id, 0) + 1
+
+    def _finished(self, delivery: _Delivery) -> None:
+        """A delivery is done with: delivered, given up on, dropped or superseded."""
+        if delivery.event_id is not None:
+            self._finish(delivery.task_id, delivery.event_id, delivery.final)
+
+    def _finish(self, task_id: str, event_id: int, final: bool) -> None:
+        progress = self._progress.get(task_id)
+        if progress is None:
+            return
+        left = progress.open.get(event_id, 0) - 1
+        if left > 0:
+            progress.open[event_id] = left
+        else:
+            progress.open.pop(event_id, None)
+            progress.done = max(progress.done, event_id)
+        if final:
+            progress.final = True
+        if not progress.open and (progress.final or progress.written == progress.done):
+            del self._progress[task_id]  # a finished task is never settled: no mark needed
+            self._dirty.discard(task_id)
+        elif progress.mark() > progress.written:
+            self._dirty.add(task_id)
+            if self._mark_wake is not None:
+                self._mark_wake.set()
+
+    async def _write_marks(self) -> None:
+        """Write the marks that moved: at once, then at most once per ``mark_interval``."""
+        assert self._mark_wake is not None
+        wake = self._mark_wake
+        while True:
+            while not self._dirty:
+                wake.clear()
+                await wake.wait()
+            marks: dict[str, int] = {}
+            for task_id in self._dirty:
+                progress = self._progress.get(task_id)
+                if progress is not None and progress.mark() > progress.written:
+                    marks[task_id] = progress.mark()
+            self._dirty.clear()
+            if marks:
+                try:
+                    await self.store.write_marks(marks)
+                except Exception:
+                    logger.warning("push: could not write delivery marks", exc_info=True)
+                    self._dirty.update(marks)  # tried again next period
+                else:
+                    for task_id, mark in marks.items():
+                        progress = self._progress.get(task_id)
+                        if progress is None:
+                            continue
+                        progress.written = max(progress.written, mark)
+                        if not progress.open and progress.written >= progress.done:
+                            del self._progress[task_id]
+            await asyncio.sleep(self.mark_interval)
 
     # -- delivery -----------------------------------------------------------------------
     async def _deliver(self, delivery: _Delivery) -> None:
@@ -604,7 +807,11 @@ class PushNotificationService:
         assert self._concurrency is not None
         reason = ""
         retry_after: float | None = None
-        message_id = f"msg_{uuid.uuid4().hex}"
+        message_id = (
+            f"msg_{uuid.uuid4().hex}"
+            if delivery.ref is None
+            else delivery_id(delivery.task_id, delivery.ref, delivery.config_id)
+        )
         signed_at = 0
         for attempt in range(self.retry.max_retries + 1):
             if attempt:

@@ -7,6 +7,7 @@ the service, at the API boundary, so the sender can still authenticate.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...errors import InvalidParamsError, ServerBusyError
@@ -63,6 +64,26 @@ class PushConfigStore(ABC):
     @abstractmethod
     async def delete_task(self, task_id: str) -> int:
         """Remove every entry of a task; how many were removed."""
+
+    @property
+    def keeps_marks(self) -> bool:
+        """Whether this store keeps each task's delivered-up-to mark (a shared store does).
+
+        The mark lets the instance that settles a task whose owner died deliver
+        what was still waiting in the dead instance's memory. A store only its own
+        process reads (memory) has no one to hand the mark to.
+        """
+        return False
+
+    async def read_mark(self, task_id: str) -> int | None:
+        """The task's mark: every event id up to it was finished by every webhook lane.
+
+        None when no mark was written (or it expired with the task's events).
+        """
+        return None
+
+    async def write_marks(self, marks: Mapping[str, int]) -> None:  # noqa: B027 - optional hook
+        """Raise the marks of several tasks (one round trip); a lower mark never wins."""
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release resources (nothing for the memory store)."""

@@ -27,7 +27,7 @@ from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
 from a2a_core.server.leases import LeaseKeeper
 from a2a_core.server.manager import ManagerConfig
 from a2a_core.server.push import PushNotificationService, RetryPolicy
-from a2a_core.types import TaskPushNotificationConfig, TaskState
+from a2a_core.types import TaskPushNotificationConfig
 from a2a_core.webhooks import WebhookVerifier, new_webhook_secret
 from store_support import POSTGRES_URL, REDIS_URL
 
@@ -172,13 +172,23 @@ def _push(**kwargs: Any) -> PushNotificationService:
     )
 
 
-async def test_deliveries_pending_at_a_crash_are_sent_by_the_survivor(shared_url: str) -> None:
+@dataclass
+class Crash:
+    """What the receiver got: before A died (``hits[:2]``) and from B (``after``)."""
+
+    hits: list[Hit]
+    after: list[Hit]
+
+
+async def _crash_while_stalled(url: str) -> Crash:
+    """Step 1 delivered (and marked), then the receiver stalls on step 2 while A holds
+    ``chunk 1``, ``chunk 2`` and ``step 3``; A dies; B settles. What the receiver got."""
     agent = Stepper()
     push_a, push_b = _push(), _push()
     async with (
         receiver_server() as hook,
-        running_server(agent, store_url=shared_url, config=fast("A"), push=push_a) as a,
-        running_server(Stepper(), store_url=shared_url, config=fast("B"), push=push_b) as b,
+        running_server(agent, store_url=url, config=fast("A"), push=push_a) as a,
+        running_server(Stepper(), store_url=url, config=fast("B"), push=push_b) as b,
         await A2AClient.connect(a.url) as to_a,
         await A2AClient.connect(b.url) as to_b,
     ):
@@ -189,7 +199,8 @@ async def test_deliveries_pending_at_a_crash_are_sent_by_the_survivor(shared_url
         task_id = sent.task.id
         store = a.service.manager.store
         marks = a.service.manager.channel.push_configs()
-        assert marks is not None and marks.keeps_marks
+        assert marks is not None
+        assert marks.keeps_marks
 
         async def version() -> int:
             stored = await store.get(task_id, None)
@@ -224,8 +235,7 @@ async def test_deliveries_pending_at_a_crash_are_sent_by_the_survivor(shared_url
         keeper.stop_renewing()
         push_a.drain_timeout = 0
         await push_a.aclose()
-        stalled = hook.hits[1]
-        assert stalled.summary() == "status WORKING step 2"
+        assert hook.hits[1].summary() == "status WORKING step 2"
         hook.open.set()
 
         def failed_pushed() -> bool:
@@ -233,19 +243,48 @@ async def test_deliveries_pending_at_a_crash_are_sent_by_the_survivor(shared_url
 
         await _until(failed_pushed, "B to push the final FAILED")
         b_keeper = b.service.manager.leases
-        assert b_keeper is not None and b_keeper.settled_count == 1
-        redelivered = hook.hits[2:]
-        summaries = [hit.summary() for hit in redelivered]
-        assert summaries[:-1] == [
-            "status WORKING step 2",
-            "artifact chunk 1",  # as A would have sent it: a new artifact, then the whole
-            "artifact chunk 1chunk 2",
-            "status WORKING step 3",
-        ]
-        assert summaries[-1].startswith("status FAILED")
-        # What A had sent (step 2, unanswered) comes again under the same webhook-id;
-        # step 1, delivered before the mark, does not come again.
-        assert redelivered[0].webhook_id == stalled.webhook_id
-        ids = [hit.webhook_id for hit in hook.hits]
-        assert len(set(ids)) == len(ids) - 1  # only step 2 twice
-        assert hook.hits[0].webhook_id not in {hit.webhook_id for hit in redelivered}
+        assert b_keeper is not None
+        assert b_keeper.settled_count == 1
+        return Crash(list(hook.hits), hook.hits[2:])
+
+
+async def test_deliveries_pending_at_a_crash_are_sent_by_the_survivor(shared_url: str) -> None:
+    crash = await _crash_while_stalled(shared_url)
+    summaries = [hit.summary() for hit in crash.after]
+    expected = [
+        "status WORKING step 2",
+        "artifact chunk 1",  # as A would have sent it: a new artifact, then the whole
+        "artifact chunk 1chunk 2",
+        "status WORKING step 3",
+    ]
+    if summaries[1] != "artifact chunk 1":
+        # Queued behind step 2 (still in flight), the first chunk was replaced by the
+        # whole artifact, as on any instance: a newer whole state supersedes a waiting one.
+        expected.remove("artifact chunk 1")
+    assert summaries[:-1] == expected
+    assert summaries[-1].startswith("status FAILED")
+    # What A had sent (step 2, unanswered) comes again under the same webhook-id;
+    # step 1, delivered before the mark, does not come again.
+    stalled = crash.hits[1]
+    assert crash.after[0].webhook_id == stalled.webhook_id
+    ids = [hit.webhook_id for hit in crash.hits]
+    assert len(set(ids)) == len(ids) - 1  # only step 2 twice
+    assert crash.hits[0].webhook_id not in {hit.webhook_id for hit in crash.after}
+
+
+async def test_events_past_retention_are_sent_as_the_task(postgres_schema: str) -> None:
+    # Two events kept per task: of the four after the mark, the first two are trimmed.
+    crash = await _crash_while_stalled(
+        f"{POSTGRES_URL}?schema={postgres_schema}&stream_max_events=2"
+    )
+    assert len(crash.after) == 2
+    snapshot, final = crash.after
+    assert list(snapshot.body) == ["task"]
+    task = snapshot.body["task"]
+    assert task["status"]["message"]["parts"][0]["text"] == "step 3"
+    assert [p["text"] for p in task["artifacts"][0]["parts"]] in (
+        ["chunk 1chunk 2"],
+        ["chunk 1", "chunk 2"],
+    )
+    assert final.summary().startswith("status FAILED")
+    assert snapshot.webhook_id != crash.hits[1].webhook_id

@@ -426,3 +426,89 @@ def test_save_dir_keeps_the_client_path(
     assert spy.quick == [None]
     assert code == 0
     assert len(canned.posts) == 1
+
+
+class _EarlyRefusal:
+    """Publishes a card; answers each POST with 413 once it has the headers and then never
+    reads, keeping the connection open (as a server that stops reading a refused upload)."""
+
+    def __init__(self) -> None:
+        import socket
+
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.card = json.dumps(card(jsonrpc(self.url + "/"))).encode()
+        self.stop = threading.Event()
+        self.refused = 0
+        self.threads = [threading.Thread(target=self._accept, daemon=True)]
+        self.threads[0].start()
+
+    def _accept(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            thread = threading.Thread(target=self._one, args=(conn,), daemon=True)
+            self.threads.append(thread)
+            thread.start()
+
+    def _one(self, conn: Any) -> None:
+        with conn:
+            conn.settimeout(30)
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                head += chunk
+            if head.startswith(b"GET"):
+                status, body = b"200 OK", self.card
+            else:
+                self.refused += 1
+                status, body = b"413 Request Entity Too Large", b"<html>too large</html>"
+            conn.sendall(
+                b"HTTP/1.1 %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                % (status, len(body), body)
+            )
+            if status.startswith(b"413"):
+                self.stop.wait(60)  # never reads the body; open until the test ends
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+        for thread in self.threads:
+            thread.join(5)
+
+
+def test_a_large_upload_takes_the_client_path_and_gets_the_413(
+    capsys: pytest.CaptureFixture[str], spy: Spy, tmp_path: Any
+) -> None:
+    """A file larger than ``quick.MAX_BODY_BYTES`` is sent by the client path, whose network
+    backend stops the upload at the server's early 413. (The one-shot path's blocking client
+    kept writing until its timeout and reported "did not answer in time".)"""
+    big = tmp_path / "big.bin"
+    big.write_bytes(b"\x00" * (20 * 1024 * 1024))
+    server = _EarlyRefusal()
+    try:
+        code, out, err = cli(capsys, "send", server.url, "--file", str(big), "--timeout", "8")
+    finally:
+        server.close()
+    assert spy.quick == [None]
+    assert server.refused == 1
+    assert (code, out) == (3, "")
+    assert "PayloadTooLargeError" in err
+
+
+def test_a_small_send_stays_on_the_one_shot_path(
+    capsys: pytest.CaptureFixture[str], agent: tuple[str, Canned], spy: Spy
+) -> None:
+    """The size bound leaves the usual send alone: just under it is still the one-shot path."""
+    url, _ = agent
+    text = "x" * (quick.MAX_BODY_BYTES - 20)
+    code, out, _ = cli(capsys, "send", url, text, "-q")
+    assert (code, spy.quick) == (0, [0])
+    assert out.strip() == "Hello there"

@@ -10,8 +10,11 @@ answer with ``json``.
 It only answers what the client path would answer identically:
 
 - it runs for a send that is not ``--stream`` nor ``--save-dir``, over JSON-RPC 1.0, with stdout
-  not a terminal (there the client path draws its progress spinner) and
-  telemetry off (``a2a_core.telemetry``: the client path traces calls);
+  not a terminal (there the client path draws its progress spinner),
+  telemetry off (``a2a_core.telemetry``: the client path traces calls) and
+  parts of at most ``MAX_BODY_BYTES`` (a larger upload goes through the client's
+  ``EarlyAnswerBackend``, which stops at a server's early 413; httpx's blocking
+  client would wait, unread, until the write timed out);
 - before sending, anything it cannot vouch for (no card where it looked, a
   0.3-only card, security schemes or signatures, a shape or size outside what
   is checked here, any HTTP or network trouble) hands over to the client path,
@@ -53,6 +56,10 @@ _FAILED_STATES = frozenset({"TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_ST
 _CARD_TIMEOUT = 10.0  # CardResolver's default, which A2AClient.connect uses
 _CONNECT_TIMEOUT = 10.0  # HttpSettings.connect_timeout
 _REQUEST_ID = 1  # a fresh transport's first id
+MAX_BODY_BYTES = 16 * 1024
+"""Parts larger than this (as JSON) go through the client path. A body this small fits
+in a socket's default send buffer (Linux ``tcp_wmem``: 16 KiB), so its write never waits
+on a server that answered early and stopped reading."""
 
 # A lone surrogate escape: the models' JSON parser refuses it, ``json`` does not.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abAB]")
@@ -85,6 +92,8 @@ def run(args: argparse.Namespace) -> int | None:
         return None
     # The same checks, in the same order, as the client path (usage errors first).
     parts = part_dicts(args)
+    if _too_large(parts):
+        return None
     url = check_url(args.url)
     timeout, _ = _timeouts(args)
     headers = _headers(args)
@@ -116,6 +125,14 @@ def run(args: argparse.Namespace) -> int | None:
         envelope = {"jsonrpc": "2.0", "id": _REQUEST_ID, "method": "SendMessage", "params": params}
         status, body = _post(http, target, envelope, timeout)
     return _answer(args, console, status, body)
+
+
+def _too_large(parts: list[dict[str, Any]]) -> bool:
+    """Whether the parts exceed ``MAX_BODY_BYTES`` as JSON (cheap for the usual small send)."""
+    rough = sum(len(p.get("text", "")) + len(p.get("raw", "")) for p in parts)
+    if rough > MAX_BODY_BYTES:
+        return True
+    return len(json.dumps(parts, ensure_ascii=False).encode()) > MAX_BODY_BYTES
 
 
 # --- the card -----------------------------------------------------------------------------

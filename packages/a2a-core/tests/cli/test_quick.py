@@ -512,3 +512,35 @@ def test_a_small_send_stays_on_the_one_shot_path(
     code, out, _ = cli(capsys, "send", url, text, "-q")
     assert (code, spy.quick) == (0, [0])
     assert out.strip() == "Hello there"
+
+
+_ONE_SHOT = """
+import json, sys
+from a2a_core.cli.main import main
+code = main(["send", sys.argv[1], "hi", "-q"])
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+
+def test_a_one_shot_send_loads_no_event_loop_and_no_models(agent: tuple[str, Canned]) -> None:
+    """What keeps ``a2a send`` close to a bare ``httpx.post`` from a cold start: the one-shot
+    path answers without asyncio, pydantic or the model classes (every ``a2a`` command
+    imports each subcommand's module for its parser, so one importing asyncio at the top
+    puts it back into every send). No timing: benchmarks/cli_cold_start.py measures."""
+    import subprocess
+    import sys
+
+    url, _ = agent
+    done = subprocess.run(
+        [sys.executable, "-c", _ONE_SHOT, url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    code, loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert code == 0
+    assert "Hello there" in done.stdout
+    assert "httpx" in loaded  # the probe did send
+    heavy = ("asyncio", "pydantic", "a2a_core.types._base", "a2a_core.client.client")
+    assert sorted(h for h in heavy if any(m == h or m.startswith(h + ".") for m in loaded)) == []

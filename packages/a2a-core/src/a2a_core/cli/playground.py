@@ -9,12 +9,13 @@ only). Runs until Ctrl-C.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import socket
-import webbrowser
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .common import ExitCode, UsageError, check_url, parse_header
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["add_parser", "run"]
 
@@ -95,6 +96,10 @@ async def run(args: argparse.Namespace) -> int:
 
 def _open_when_up(server: Any, page: str) -> None:
     """Open ``page`` in the browser once the server listens (off the event loop)."""
+    # Imported here: every ``a2a`` command imports this module for its parser, and the
+    # one-shot ``a2a send`` (cli.quick) runs without an event loop.
+    import asyncio
+    import webbrowser
 
     async def wait_and_open() -> None:
         while not server.started:

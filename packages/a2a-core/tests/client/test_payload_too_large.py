@@ -259,12 +259,20 @@ def tls_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
 
 class TlsServer:
     """HTTPS on a raw socket: ``refuse`` answers 413 after the headers and closes without
-    reading; otherwise the whole body is read and 200 answered (a normal exchange)."""
+    reading (after ``linger`` seconds; 0: at once); otherwise the whole body is read and
+    200 answered (a normal exchange).
 
-    def __init__(self, files: tuple[str, str], *, refuse: bool) -> None:
+    The refusing server sends without delay (``TCP_NODELAY``, as asyncio, uvicorn and
+    nginx do). With Nagle's algorithm on, its 413 can wait in its own send queue behind
+    an unacknowledged TLS session ticket, and the reset that follows discards it: the
+    answer never leaves the server, and no client can read it.
+    """
+
+    def __init__(self, files: tuple[str, str], *, refuse: bool, linger: float = 0.0) -> None:
         self.context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         self.context.load_cert_chain(files[1], files[0])
         self.refuse = refuse
+        self.linger = linger
         self.received: list[int] = []
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.sock.settimeout(0.2)
@@ -285,6 +293,7 @@ class TlsServer:
             except OSError:
                 return
             raw.settimeout(10)
+            raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             try:
                 with self.context.wrap_socket(raw, server_side=True) as conn:
                     self._answer(conn)
@@ -309,11 +318,9 @@ class TlsServer:
                 b"HTTP/1.1 413 Request Entity Too Large\r\nContent-Type: text/html\r\n"
                 b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_NGINX_413), _NGINX_413)
             )
-            # Linger a moment before closing with unread data (a reset), as nginx's
-            # lingering close does: under heavy load an immediate reset over TLS lost
-            # the answer now and then (see the closing note of issue 12).
-            self._stop.wait(0.5)
-            return
+            if self.linger:
+                self._stop.wait(self.linger)  # as nginx's lingering close, then a reset
+            return  # closing with unread data: a reset
         received = len(body)
         while received < length:
             chunk = conn.recv(65536)
@@ -334,12 +341,15 @@ def _trusting(files: tuple[str, str]) -> httpx.AsyncClient:
     return answer_early(httpx.AsyncClient(verify=context, timeout=30))
 
 
-async def test_over_tls_a_cut_upload_still_gets_the_413(tls_files: tuple[str, str]) -> None:
-    server = TlsServer(tls_files, refuse=True)
+@pytest.mark.parametrize("linger", [0.0, 0.5], ids=["reset-at-once", "reset-after-0.5s"])
+async def test_over_tls_a_cut_upload_still_gets_the_413(
+    tls_files: tuple[str, str], linger: float
+) -> None:
+    server = TlsServer(tls_files, refuse=True, linger=linger)
     try:
         http = _trusting(tls_files)
         async with http, A2AClient.for_endpoint(server.url, http_client=http) as client:
-            for size in (10 * MiB + 1, 20 * MiB):
+            for size in SIZES.values():
                 with pytest.raises(PayloadTooLargeError):
                     await client.send("x" * size)
     finally:
@@ -369,3 +379,27 @@ async def test_over_tls_an_untrusted_certificate_is_refused(tls_files: tuple[str
                 await http.get(server.url)
     finally:
         server.close()
+
+
+@pytest.mark.parametrize("binding", list(BINDINGS))
+@pytest.mark.parametrize("kind", ["ours", "ours-undrained"])
+async def test_over_tls_our_server_refusing_gets_the_413(
+    tls_files: tuple[str, str], kind: str, binding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Our own server over TLS (``serve(tls=ServerTLS(...))``), draining or cutting the upload
+    (a body beyond ``DRAIN_MAX_BYTES``), and ``A2AClient`` as built by default with ``verify=``."""
+    from a2a_core.server.tls import ServerTLS
+
+    if kind == "ours-undrained":
+        monkeypatch.setattr(asgi_http, "DRAIN_MAX_BYTES", 1 * MiB)
+    tls = ServerTLS(cert=tls_files[1], key=tls_files[0])
+    async with running_server(echo, name="Echo", tls=tls) as server:
+        url = server.url.replace("//localhost:", "//127.0.0.1:")  # the certificate's name
+        assert url.startswith("https://127.0.0.1:")
+        verify = ssl.create_default_context(cafile=tls_files[1])
+        client = A2AClient.for_endpoint(url, binding=BINDINGS[binding], timeout=60, verify=verify)
+        async with client:
+            for size in (10 * MiB + 1, 20 * MiB):
+                with pytest.raises(PayloadTooLargeError):
+                    await client.send("x" * size)
+            assert (await client.send("small")).text == "5 characters"

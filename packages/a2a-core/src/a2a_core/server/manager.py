@@ -89,6 +89,8 @@ queues work for a background sender).
 SAFE_FAILURE_TEXT = "The agent failed while handling this task."
 SHUTDOWN_TEXT = "The server shut down before the task finished."
 _SAVE_ATTEMPTS = 3
+_YIELD_SECONDS = 0.0005
+"""How often at most an agent's event lets streams run (an agent that awaits lets them anyway)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +199,8 @@ class TaskRun:
         cannot speak for it."""
         self._lock = asyncio.Lock()
         self._emitted = False
+        self._yielded = float("-inf")
+        """When (``time.monotonic()``) an event last let the streams run."""
 
     @property
     def task(self) -> Task:
@@ -237,9 +241,14 @@ class TaskRun:
                     await self._server_status(TaskState.FAILED, SAFE_FAILURE_TEXT)
                 raise
         if self.manager.bus.subscriber_count(self._task.id):
-            # Let streams write this event now: an agent that never awaits would
-            # otherwise produce all its events before the first one reaches the client.
-            await asyncio.sleep(0)
+            # Let streams write what is pending: an agent that never awaits would otherwise
+            # produce all its events before the first one reaches the client. At most once
+            # per _YIELD_SECONDS (the first event at once): streams then send the events
+            # made meanwhile together, instead of one loop turn and one write per event.
+            now = time.monotonic()
+            if now - self._yielded >= _YIELD_SECONDS:
+                self._yielded = now
+                await asyncio.sleep(0)
 
     async def _apply(self, event: StreamEvent) -> None:
         if self.reply is not None:

@@ -390,7 +390,9 @@ class A2AService:
         initial_version: int,
         subscription: Subscription,
         claim: SendClaim | None = None,
-    ) -> AsyncIterator[tuple[int, StreamEvent]]:
+    ) -> AsyncIterator[tuple[int, StreamEvent | None]]:
+        """The first events of a streamed send; then ``_FOLLOW``: the rest are the
+        subscription's, up to the event that settles the task."""
         try:
             if run.allow_reply:
                 # The first event decides: a direct Message reply, or a task.
@@ -411,10 +413,7 @@ class A2AService:
                     return
             else:
                 yield initial_version, snapshot(run.initial)
-            async for event in subscription:
-                yield _id(subscription), event
-                if _settles(event):
-                    return
+            yield _FOLLOW, None  # the stream reads the subscription itself from here
         finally:
             subscription.close()
 
@@ -693,6 +692,9 @@ def _settles(event: StreamEvent) -> bool:
     return isinstance(event, Message)
 
 
+_FOLLOW = NO_ID - 1
+"""The id ``_run_stream`` yields (with no event) when the rest is the subscription's."""
+
 _REPLAY_STALL_SECONDS = 1.0
 """How long a replay of a finished task waits for its next retained event before it ends."""
 
@@ -726,35 +728,68 @@ class _Stream:
 
     (``aclose()`` on an async generator that never started skips its ``finally``.)
     ``event_id`` is the id of the event last returned (the SSE ``id``; None for
-    a direct message reply, which no task version holds).
+    a direct message reply, which no task version holds). When ``events`` yields
+    ``_FOLLOW``, the stream continues straight from the subscription (no generator
+    between the bus and the response) until an event settles the task; ``ready()``
+    says how many events can then be read without waiting.
     """
 
-    __slots__ = ("_events", "_subscription", "event_id")
+    __slots__ = ("_events", "_following", "_subscription", "event_id")
 
     def __init__(
         self,
-        events: AsyncIterator[tuple[int, StreamEvent]],
+        events: AsyncIterator[tuple[int, StreamEvent | None]],
         subscription: Subscription | None,
     ) -> None:
         self._events = events
         self._subscription = subscription
+        self._following = False
         self.event_id: int | None = None
 
     def __aiter__(self) -> _Stream:
         return self
 
     async def __anext__(self) -> StreamEvent:
-        event_id, event = await anext(self._events)
-        self.event_id = None if event_id == NO_ID else event_id
+        subscription = self._subscription
+        if not self._following:
+            event_id, event = await anext(self._events)
+            if event is not None:
+                self.event_id = None if event_id == NO_ID else event_id
+                return event
+            if subscription is None:  # pragma: no cover - only _run_stream follows
+                raise StopAsyncIteration
+            self._following = True
+        elif subscription is None:
+            raise StopAsyncIteration
+        try:
+            event = await anext(subscription)
+        except BaseException:
+            self._stop()
+            raise
+        event_id = subscription.event_id
+        self.event_id = None if event_id is None or event_id == NO_ID else event_id
+        if _settles(event):
+            self._stop()  # the next read ends the stream
         return event
 
-    async def aclose(self) -> None:
+    def _stop(self) -> None:
         if self._subscription is not None:
             self._subscription.close()
+            self._subscription = None
+
+    def ready(self) -> int:
+        """How many events the next reads return without waiting (0: unknown)."""
+        subscription = self._subscription
+        if not self._following or subscription is None:
+            return 0
+        return subscription.pending
+
+    async def aclose(self) -> None:
+        self._stop()
         await _aclose(self._events)
 
 
-async def _single(event_id: int, task: Task) -> AsyncIterator[tuple[int, StreamEvent]]:
+async def _single(event_id: int, task: Task) -> AsyncIterator[tuple[int, StreamEvent | None]]:
     yield event_id, task
 
 

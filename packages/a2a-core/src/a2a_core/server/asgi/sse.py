@@ -2,7 +2,8 @@
 
 One response per stream: ``text/event-stream`` headers, then one
 ``id: <event id>\\ndata: <json>\\n\\n`` frame per event (the id, when the
-stream knows it, is what a client sends back as ``Last-Event-ID`` to resume).
+stream knows it, is what a client sends back as ``Last-Event-ID`` to resume);
+frames of events that are already waiting when one is sent share its write.
 The pump runs in the request's own task; one small watcher task waits for
 ``http.disconnect`` and, when the client leaves, cancels the pump so the
 event iterator is closed (its subscription released) at once rather than at
@@ -34,6 +35,8 @@ SSE_HEADERS: list[tuple[bytes, bytes]] = [
     (b"x-accel-buffering", b"no"),
 ]
 _PING = b": ping\n\n"
+_BATCH_BYTES = 65536
+"""Events already waiting when one is sent go out in the same write, up to this size."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +164,9 @@ async def stream_sse(
         error: bytes | None = None
         started = True
         has_ids = hasattr(events, "event_id")
+        ready: Callable[[], int] | None = getattr(events, "ready", None)
+        pending: list[bytes] = []  # frames of events that were ready together: one write
+        size = 0
         try:
             async for event in events:
                 try:
@@ -172,12 +178,23 @@ async def stream_sse(
                     event_id: int | None = getattr(events, "event_id", None)
                     if event_id is not None:
                         data = b"id: %d\n%s" % (event_id, data)
+                if ready is not None and size + len(data) < _BATCH_BYTES and ready():
+                    pending.append(data)
+                    size += len(data)
+                    continue
+                if pending:
+                    pending.append(data)
+                    data = b"".join(pending)
+                    pending.clear()
+                    size = 0
                 await pump.frame(data)
         except A2AError as exc:
             error = encode_error(exc)
         except Exception:
             logger.exception("event stream failed")
             error = encode_error(InternalError())
+        if pending:
+            await pump.frame(b"".join(pending))
         if error is not None:
             await pump.frame(error)
     except asyncio.CancelledError:

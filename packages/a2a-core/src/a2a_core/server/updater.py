@@ -16,6 +16,7 @@ from ..types import (
     TaskStatusUpdateEvent,
     new_id,
 )
+from ..types._base import built
 
 __all__ = ["EventSink", "MessageLike", "PartsLike", "TaskUpdater", "to_parts"]
 
@@ -38,6 +39,30 @@ def _parts(content: PartsLike) -> list[Part]:
     if isinstance(content, Part):
         return [content]
     return list(content)
+
+
+def _plain_parts(content: PartsLike) -> list[Part] | None:
+    """The parts of ``content`` when they need no validation (else None): a ``str``,
+    a ``Part``, or a non-empty list of them."""
+    kind = type(content)
+    if kind is str:
+        return [built(Part, {**_NO_PART, "text": content})]
+    if kind is Part:
+        return [cast(Part, content)]
+    if kind is list and content and all(type(part) is Part for part in cast(list[Any], content)):
+        return list(cast(list[Part], content))
+    return None
+
+
+_NO_PART: dict[str, Any] = {
+    "text": None,
+    "raw": None,
+    "url": None,
+    "data": None,
+    "metadata": None,
+    "filename": None,
+    "media_type": None,
+}
 
 
 def to_parts(value: Any) -> list[Part]:
@@ -152,6 +177,47 @@ class TaskUpdater:
         if artifact_id is None:
             self._artifact_seq += 1
             artifact_id = f"artifact-{self._artifact_seq}"
+        if last_chunk is None:
+            last_chunk = not append
+        parts = _plain_parts(content)
+        if (
+            parts is not None
+            and metadata is None
+            and type(artifact_id) is str
+            and (name is None or type(name) is str)
+            and (description is None or type(description) is str)
+            and type(append) is bool
+            and type(last_chunk) is bool
+            and type(self.task_id) is str
+            and type(self.context_id) is str
+        ):
+            # Every value is of its field's type already: the models need no validation
+            # (this is the path of every streamed chunk).
+            artifact = built(
+                Artifact,
+                {
+                    "artifact_id": artifact_id,
+                    "name": name,
+                    "description": description,
+                    "parts": parts,
+                    "metadata": None,
+                    "extensions": [],
+                },
+            )
+            await self._sink.emit(
+                built(
+                    TaskArtifactUpdateEvent,
+                    {
+                        "task_id": self.task_id,
+                        "context_id": self.context_id,
+                        "artifact": artifact,
+                        "append": append,
+                        "last_chunk": last_chunk,
+                        "metadata": None,
+                    },
+                )
+            )
+            return artifact_id
         await self._sink.emit(
             TaskArtifactUpdateEvent(
                 task_id=self.task_id,
@@ -164,7 +230,7 @@ class TaskUpdater:
                     metadata=metadata,
                 ),
                 append=append,
-                last_chunk=not append if last_chunk is None else last_chunk,
+                last_chunk=last_chunk,
             )
         )
         return artifact_id

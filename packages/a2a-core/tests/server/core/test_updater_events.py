@@ -1,0 +1,84 @@
+"""The events ``TaskUpdater.add_artifact`` builds equal the validated models.
+
+Chunks from plain values (a ``str``, ``Part`` objects) are built without validation
+(``a2a_core.types._base.built``); they must be indistinguishable from the models that
+validating the same values gives: equal, the same fields in the same order, the same
+wire bytes. Values that validation refuses are still refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from a2a_core.server.updater import TaskUpdater
+from a2a_core.types import (
+    Artifact,
+    Part,
+    StreamEvent,
+    TaskArtifactUpdateEvent,
+    TaskState,
+)
+from a2a_core.wire._json import dumps
+
+
+class Sink:
+    """Keeps what the updater emits."""
+
+    def __init__(self) -> None:
+        self.events: list[StreamEvent] = []
+
+    @property
+    def state(self) -> TaskState:
+        return TaskState.WORKING
+
+    async def emit(self, event: StreamEvent) -> None:
+        self.events.append(event)
+
+
+CASES: list[dict[str, Any]] = [
+    {"content": "hello"},
+    {"content": ""},
+    {"content": 'é 🙂 \n"quoted"', "artifact_id": "a", "name": "n", "append": True},
+    {"content": "x", "append": True, "last_chunk": True},
+    {"content": "x", "last_chunk": False, "description": "d"},
+    {"content": Part(text="p", media_type="text/markdown")},
+    {"content": [Part(text="a"), Part(data={"k": [1, None]}), Part(url="https://x/y")]},
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+async def test_built_chunk_equals_the_validated_one(case: dict[str, Any]) -> None:
+    sink = Sink()
+    updater = TaskUpdater(sink, "task-1", "ctx-1")
+    await updater.add_artifact(**case)
+    [event] = sink.events
+    assert isinstance(event, TaskArtifactUpdateEvent)
+    validated = TaskArtifactUpdateEvent.model_validate(event.model_dump())
+    assert event == validated
+    assert dumps(event) == dumps(validated)
+    assert list(event.__dict__) == list(TaskArtifactUpdateEvent.model_fields)
+    assert list(event.artifact.__dict__) == list(Artifact.model_fields)
+    for part in event.artifact.parts:
+        assert list(part.__dict__) == list(Part.model_fields)
+    # A copy (how runs change tasks) behaves as one of a validated model.
+    copy = event.artifact.model_copy(update={"name": "renamed"})
+    assert copy.name == "renamed"
+    assert copy.parts == validated.artifact.parts
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"content": []},
+        {"content": ["not a part"]},
+        {"content": "x", "artifact_id": 5},
+        {"content": "x", "name": 3},
+    ],
+)
+async def test_invalid_values_are_still_refused(case: dict[str, Any]) -> None:
+    updater = TaskUpdater(Sink(), "task-1", "ctx-1")
+    with pytest.raises(ValidationError):
+        await updater.add_artifact(**case)

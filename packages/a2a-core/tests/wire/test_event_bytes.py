@@ -37,3 +37,68 @@ def test_a_subclassed_event_still_goes_through_the_wrapper() -> None:
     fast = V10Codec().encode_event_json(event)
     assert fast.startswith(b'{"statusUpdate":')
     assert fast == dumps(t.StreamResponse.wrap(event))
+
+
+def _edge_events() -> list[t.StreamEvent]:
+    """Values the canonical strategies avoid: empty strings, lists and maps, non-finite
+    numbers and bytes inside data and metadata, every optional field set or unset."""
+    odd: dict[str, object] = {"inf": float("inf"), "nan": float("nan"), "b": b"\x00\xff", "": {}}
+    parts = [
+        t.Part(text=""),
+        t.Part(text='é\u2028"\\/\x01', metadata={}, filename="", media_type=""),
+        t.Part(raw=b"\x00\xfe\xff", filename="f.bin", media_type="application/octet-stream"),
+        t.Part(raw=b""),
+        t.Part(url="https://x/y?z=1", metadata={"k": [1, None, 2.5]}),
+        t.Part(data=0),
+        t.Part(data=False),
+        t.Part(data=""),
+        t.Part(data=[]),
+        t.Part(data=odd),
+    ]
+    message = t.Message(
+        message_id="m",
+        context_id="",
+        task_id="",
+        role=t.Role.AGENT,
+        parts=parts,
+        metadata={},
+        extensions=["e"],
+        reference_task_ids=["r1", "r2"],
+    )
+    bare = t.Message(message_id="m2", role=t.Role.USER, parts=[t.Part(text="x")])
+    artifact = t.Artifact(
+        artifact_id="a", name="", description="", parts=parts, metadata=odd, extensions=[]
+    )
+    stamp = t.TaskStatus.now(t.TaskState.INPUT_REQUIRED, message)
+    return [
+        message,
+        bare,
+        t.Task(id="t", status=t.TaskStatus(state=t.TaskState.SUBMITTED)),
+        t.Task(
+            id="t",
+            context_id="c",
+            status=stamp,
+            artifacts=[artifact],
+            history=[bare, message],
+            metadata=odd,
+        ),
+        t.TaskStatusUpdateEvent(task_id="t", status=stamp, metadata={}),
+        t.TaskStatusUpdateEvent(
+            task_id="t", context_id="c", status=t.TaskStatus(state=t.TaskState.WORKING)
+        ),
+        t.TaskArtifactUpdateEvent(task_id="t", artifact=artifact),
+        t.TaskArtifactUpdateEvent(
+            task_id="t",
+            context_id="c",
+            artifact=artifact,
+            append=True,
+            last_chunk=True,
+            metadata={"m": 1},
+        ),
+    ]
+
+
+def test_v10_event_bytes_for_edge_values() -> None:
+    codec = V10Codec()
+    for event in _edge_events():
+        assert codec.encode_event_json(event) == dumps(t.StreamResponse.wrap(event)), event

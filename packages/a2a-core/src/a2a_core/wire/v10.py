@@ -19,23 +19,14 @@ from ..types import (
     StreamEvent,
     StreamResponse,
     Task,
-    TaskArtifactUpdateEvent,
-    TaskStatusUpdateEvent,
 )
+from ._direct import event_json
 from ._json import dumps
 from .codec import REQUEST_TYPES, Codec, validation_message
 from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v10
 from .operations import Operation
 
 __all__ = ["V10Codec"]
-
-_EVENT_KEYS: dict[type, bytes] = {
-    Task: b'{"task":',
-    Message: b'{"message":',
-    TaskStatusUpdateEvent: b'{"statusUpdate":',
-    TaskArtifactUpdateEvent: b'{"artifactUpdate":',
-}
-"""How a StreamResponse opens for each event type (its oneof member's JSON name)."""
 
 
 class V10Codec(Codec):
@@ -82,11 +73,12 @@ class V10Codec(Codec):
         return StreamResponse.wrap(event)
 
     def encode_event_json(self, event: StreamEvent) -> bytes:
-        # The StreamResponse bytes without building (and validating) a wrapper per event.
-        key = _EVENT_KEYS.get(type(event))
-        if key is None:  # a subclass: the wrapper decides
+        # The StreamResponse bytes without building (and validating) a wrapper per event,
+        # nor calling back into Python per optional field.
+        data = event_json(event)
+        if data is None:  # a subclass: the wrapper decides
             return dumps(StreamResponse.wrap(event))
-        return key + dumps(event) + b"}"
+        return data
 
     def decode_event(self, value: Any) -> StreamEvent:
         try:

@@ -1,4 +1,4 @@
-"""A stream frame's bytes come straight from the event: the same bytes as the wrapper's.
+"""Stream frames and 1.0 send results come straight from the event: the wrapper's bytes.
 
 ``Codec.encode_event_json`` is what the SSE edges write per event; 1.0 writes the
 ``StreamResponse`` JSON without building the wrapper model. For every kind of event the
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import strategies as s
 from a2a_core import types as t
-from a2a_core.wire import V03JsonRpcCodec, V10Codec, dumps, loads
+from a2a_core.wire import Operation, V03JsonRpcCodec, V10Codec, dumps, loads
 from hypothesis import given, settings
 
 
@@ -102,3 +102,17 @@ def test_v10_event_bytes_for_edge_values() -> None:
     codec = V10Codec()
     for event in _edge_events():
         assert codec.encode_event_json(event) == dumps(t.StreamResponse.wrap(event)), event
+
+
+@settings(max_examples=40)
+@given(s.events())
+def test_v10_send_result_bytes_are_the_encoded_result(event: t.StreamEvent) -> None:
+    codec = V10Codec()
+    expected = dumps(codec.encode_result(Operation.SEND_MESSAGE, event))
+    if isinstance(event, t.Task | t.Message):
+        assert codec.encode_result_json(Operation.SEND_MESSAGE, event) == expected
+    for edge in _edge_events():
+        if isinstance(edge, t.Task | t.Message):
+            assert codec.encode_result_json(Operation.SEND_MESSAGE, edge) == dumps(
+                codec.encode_result(Operation.SEND_MESSAGE, edge)
+            )

@@ -103,6 +103,10 @@ class Codec(ABC):
     def encode_result(self, op: Operation, result: Any) -> Any:
         """Internal result -> wire value."""
 
+    def encode_result_json(self, op: Operation, result: Any) -> bytes:
+        """``encode_result`` as compact JSON bytes: what a response carries."""
+        return dumps(self.encode_result(op, result))
+
     # client side ----------------------------------------------------------
     @abstractmethod
     def encode_request(self, op: Operation, request: BaseModel) -> Any:

@@ -52,6 +52,14 @@ class V10Codec(Codec):
             return {}
         return result
 
+    def encode_result_json(self, op: Operation, result: Any) -> bytes:
+        if op is Operation.SEND_MESSAGE:
+            # {"task": ...} or {"message": ...}: the same JSON as the stream event's.
+            data = event_json(result)
+            if data is not None:
+                return data
+        return dumps(self.encode_result(op, result))
+
     def decode_result(self, op: Operation, value: Any) -> Any:
         try:
             if op is Operation.SEND_MESSAGE:

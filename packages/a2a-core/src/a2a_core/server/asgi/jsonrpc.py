@@ -188,7 +188,7 @@ class JsonRpcEndpoint:
                         b'{"jsonrpc":"2.0","id":',
                         _encode_id(rid),
                         b',"result":',
-                        dumps(codec.encode_result(op, result)),
+                        codec.encode_result_json(op, result),
                         b"}",
                     )
                 )

@@ -274,7 +274,7 @@ class RestEndpoint:
                 result = await edge.service.handle(op, request, call)
                 if access is not None:
                     access.result(result)
-                payload = dumps(codec.encode_result(op, result))
+                payload = codec.encode_result_json(op, result)
                 content_type = self.content_type if version == "1.0" else _JSON
                 await send_bytes(send, 200, payload, content_type, extra)
                 return

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import strategies as s
 from a2a_core import types as t
+from a2a_core.types._json import task_json
 from a2a_core.wire import Operation, V03JsonRpcCodec, V10Codec, dumps, loads
 from hypothesis import given, settings
 
@@ -116,3 +117,13 @@ def test_v10_send_result_bytes_are_the_encoded_result(event: t.StreamEvent) -> N
             assert codec.encode_result_json(Operation.SEND_MESSAGE, edge) == dumps(
                 codec.encode_result(Operation.SEND_MESSAGE, edge)
             )
+
+
+@settings(max_examples=40)
+@given(s.tasks())
+def test_task_json_is_the_models_json(task: t.Task) -> None:
+    """What the memory store keeps of a finished task: the model's own bytes."""
+    assert task_json(task) == dumps(task)
+    for edge in _edge_events():
+        if isinstance(edge, t.Task):
+            assert task_json(edge) == dumps(edge)

@@ -18,6 +18,7 @@ from collections import OrderedDict
 
 from ..errors import ServerBusyError
 from ..types import Task, TaskState
+from ..types._json import task_json
 from .base import (
     ConcurrentUpdateError,
     StoredTask,
@@ -58,7 +59,8 @@ class _Entry:
         self.ts: float | None = stamp.timestamp() if stamp is not None else None
         if self.state.is_terminal:
             # One slot holds either form: a finished task's deflated JSON, or the live object.
-            self._data: Task | bytes = zlib.compress(_to_json(task, by_alias=True), 1)
+            data = task_json(task) or _to_json(task, by_alias=True)
+            self._data: Task | bytes = zlib.compress(data, 1)
             self._live_size = 0  # a small int: shared, no per-entry object
         else:
             self._data = task

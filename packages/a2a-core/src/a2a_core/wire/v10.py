@@ -20,7 +20,7 @@ from ..types import (
     StreamResponse,
     Task,
 )
-from ._direct import event_json
+from ..types._json import event_json
 from ._json import dumps
 from .codec import REQUEST_TYPES, Codec, validation_message
 from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v10

@@ -8,7 +8,9 @@ one ``to_json`` call with the models' own JSON settings. The bytes are the model
 (``tests/wire/test_event_bytes.py`` compares them, over random events and edge values).
 
 Only the exact model classes are handled: a subclass may serialize differently, so
-``event_json`` returns None for one and the caller uses the model's serializer.
+``event_json`` and ``task_json`` return None for one and the caller uses the model's
+serializer. Used for stream frames and send results (``wire.v10``) and for the memory
+store's finished tasks.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 
 import pydantic_core
 
-from ..types import (
+from ._base import encode_base64, format_timestamp
+from ._messages import (
     Artifact,
     Message,
     Part,
@@ -26,9 +29,8 @@ from ..types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from ..types._base import encode_base64, format_timestamp
 
-__all__ = ["event_json"]
+__all__ = ["event_json", "task_json"]
 
 _to_json = pydantic_core.to_json
 
@@ -149,3 +151,10 @@ def event_json(event: object) -> bytes | None:
     key, convert = entry
     # The models' JSON settings: bytes as base64, inf/nan as null (in data and metadata).
     return _to_json({key: convert(event)}, by_alias=True, bytes_mode="base64", inf_nan_mode="null")
+
+
+def task_json(task: Task) -> bytes | None:
+    """The task's JSON as ``dumps(task)`` gives it (None: not exactly a ``Task``)."""
+    if type(task) is not Task:
+        return None
+    return _to_json(_task(task), by_alias=True, bytes_mode="base64", inf_nan_mode="null")

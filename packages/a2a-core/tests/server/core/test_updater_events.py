@@ -11,8 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
-
 from a2a_core.server.updater import TaskUpdater
 from a2a_core.types import (
     Artifact,
@@ -22,6 +20,7 @@ from a2a_core.types import (
     TaskState,
 )
 from a2a_core.wire._json import dumps
+from pydantic import ValidationError
 
 
 class Sink:

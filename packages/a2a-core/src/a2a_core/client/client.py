@@ -112,7 +112,9 @@ def _to_message(content: Content) -> Message:
     if isinstance(content, Message):
         return content
     if isinstance(content, str):
-        return Message(message_id=new_id(), role=Role.USER, parts=[Part(text=content)])
+        # One validation pass for the message and its part (not one per model).
+        fields = {"message_id": new_id(), "role": Role.USER, "parts": [{"text": content}]}
+        return Message.model_validate(fields)
     if isinstance(content, Part):
         return Message(message_id=new_id(), role=Role.USER, parts=[content])
     return Message(message_id=new_id(), role=Role.USER, parts=list(content))

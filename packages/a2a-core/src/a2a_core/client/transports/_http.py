@@ -73,23 +73,42 @@ FORWARDED = "a2a_core.forwarded_credential"
 """The httpx request extension marking a call that carries a forwarded credential."""
 
 
-def request_extensions(options: CallOptions | None) -> dict[str, Any] | None:
-    """The httpx extensions of one call (the passthrough mark, when it forwards)."""
+def request_extensions(
+    settings: HttpSettings, options: CallOptions | None, stream: bool
+) -> dict[str, Any]:
+    """The httpx extensions of one call: its timeout, and the passthrough mark when it
+    forwards a credential.
+
+    The timeout is given ready as the extension httpx would make of it: passing
+    ``timeout=`` to ``build_request`` costs a ``Timeout`` copy and ``as_dict`` per call.
+    """
+    seconds = _seconds(settings, options, stream)
+    extensions: dict[str, Any] = {"timeout": _timeout_dict(seconds, settings.connect_timeout)}
     if options is not None and options.credential is not None:
-        return {FORWARDED: True}
-    return None
+        extensions[FORWARDED] = True
+    return extensions
 
 
 def timeout_for(settings: HttpSettings, options: CallOptions | None, stream: bool) -> httpx.Timeout:
+    """The httpx timeout of one call: the call's own, else the transport's."""
+    return _timeout(_seconds(settings, options, stream), settings.connect_timeout)
+
+
+def _seconds(settings: HttpSettings, options: CallOptions | None, stream: bool) -> float | None:
     seconds = options.timeout if options is not None and options.timeout is not None else None
     if seconds is None:
         seconds = settings.stream_timeout if stream else settings.timeout
-    return _timeout(seconds, settings.connect_timeout)
+    return seconds
 
 
 @functools.lru_cache(maxsize=64)
 def _timeout(seconds: float | None, connect: float) -> httpx.Timeout:
     return httpx.Timeout(seconds, connect=min(connect, seconds) if seconds is not None else connect)
+
+
+@functools.lru_cache(maxsize=64)
+def _timeout_dict(seconds: float | None, connect: float) -> dict[str, float | None]:
+    return _timeout(seconds, connect).as_dict()  # read, never changed, by httpcore
 
 
 async def send(http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:

@@ -36,7 +36,6 @@ from ._http import (
     request_headers,
     send,
     sse_values,
-    timeout_for,
 )
 from ._streams import peeked, single
 from .base import CallOptions, EventIterator
@@ -70,6 +69,7 @@ class JsonRpcTransport:
         settings: HttpSettings | None = None,
     ) -> None:
         self.url = url
+        self._parsed: tuple[str, httpx.URL] | None = None
         self.version = version
         self.settings = settings or HttpSettings()
         self._codec = codec_for(version)
@@ -81,6 +81,13 @@ class JsonRpcTransport:
             headers[VERSION_HEADER] = version
         self._headers = headers
         self._limits = self.settings.limits
+
+    def _parsed_url(self) -> httpx.URL:
+        """``url`` parsed once, not on every call (and again if it is changed)."""
+        parsed = self._parsed
+        if parsed is None or parsed[0] is not self.url:
+            parsed = self._parsed = (self.url, httpx.URL(self.url))
+        return parsed[1]
 
     def _method(self, op: Operation) -> str:
         method = op.method(self.version)
@@ -100,13 +107,12 @@ class JsonRpcTransport:
             envelope["params"] = params
         http_request = self._http.build_request(
             "POST",
-            self.url,
+            self._parsed_url(),
             content=dumps(envelope),
             headers=request_headers(
                 self._headers, self.version, options, _EVENT_STREAM if stream else None
             ),
-            timeout=timeout_for(self.settings, options, stream),
-            extensions=request_extensions(options),
+            extensions=request_extensions(self.settings, options, stream),
         )
         return request_id, http_request
 

@@ -40,7 +40,6 @@ from ._http import (
     request_headers,
     send,
     sse_values,
-    timeout_for,
 )
 from ._streams import peeked, single
 from .base import CallOptions, EventIterator
@@ -158,8 +157,7 @@ class RestTransport:
             params=route.query or None,
             content=content,
             headers=headers,
-            timeout=timeout_for(self.settings, options, stream),
-            extensions=request_extensions(options),
+            extensions=request_extensions(self.settings, options, stream),
         )
 
     async def call(

@@ -327,6 +327,66 @@ async def test_garbage_is_an_invalid_agent_response(rec: tuple[Recorder, str], b
     assert caught.value.code == -32006
 
 
+NON_FINITE = {
+    "NaN": b'{"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}, '
+    b'"metadata": {"x": NaN}}',
+    "Infinity": b'{"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}, '
+    b'"metadata": {"x": -Infinity}}',
+    "out of range": b'{"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}, '
+    b'"metadata": {"x": 1e999}}',
+}
+
+
+@pytest.mark.parametrize("task", NON_FINITE.values(), ids=NON_FINITE.keys())
+@pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
+async def test_a_non_finite_number_is_refused_by_both_bindings(
+    rec: tuple[Recorder, str], task: bytes, binding: str
+) -> None:
+    """Results are validated straight from the bytes when that answers as parsing then
+    validating would: JSON has no NaN or infinity, so either way they are refused."""
+    recorder, url = rec
+    if binding == "JSONRPC":
+        recorder.handler = lambda seen: (
+            200,
+            b'{"jsonrpc": "2.0", "id": %d, "result": ' % seen.body["id"] + task + b"}",
+            "application/json",
+        )
+        client = jsonrpc(url)
+    else:
+        recorder.handler = raw(task)
+        client = rest(url)
+    async with client:
+        with pytest.raises(InvalidAgentResponseError, match=r"Invalid JSON|out of range"):
+            await client.get_task("t1")
+
+
+async def test_rest_results_decoded_directly_equal_the_general_way(
+    rec: tuple[Recorder, str],
+) -> None:
+    """A 1.0 HTTP+JSON result read straight into its model equals the parse-then-validate
+    result, and a malformed one is still described precisely."""
+    recorder, url = rec
+    full = {
+        **TASK,
+        "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "2026-01-01T00:00:00Z"},
+        "artifacts": [{"artifactId": "a", "parts": [{"text": "x"}, {"raw": "aGk="}]}],
+        "metadata": {"n": 1.5, "deep": [{"k": None}]},
+    }
+    recorder.handler = raw(dumps(full))
+    async with rest(url) as client:
+        task = await client.get_task("t1")
+    assert task == Task.model_validate(full)
+    assert task.artifacts[0].parts[1].raw == b"hi"
+    recorder.handler = raw(dumps({"task": full}))
+    async with rest(url) as client:
+        sent = await client.send("hi")
+    assert sent.task == Task.model_validate(full)
+    recorder.handler = raw(dumps({"id": 5}))
+    async with rest(url) as client:
+        with pytest.raises(InvalidAgentResponseError, match="Malformed result"):
+            await client.get_task("t1")
+
+
 async def test_error_with_null_id_is_still_typed(rec: tuple[Recorder, str]) -> None:
     recorder, url = rec
     error = {"code": -32001, "message": "gone", "data": [{"@type": "x"}]}

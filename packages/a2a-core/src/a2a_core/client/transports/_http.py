@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -172,6 +173,25 @@ def parse_json(body: bytes | str, limits: DecodeLimits) -> Any:
         return loads(body, limits)
     except A2AError as exc:
         raise InvalidAgentResponseError(f"The agent sent invalid JSON: {exc.message}") from None
+
+
+_BIG_EXPONENT = re.compile(rb"[0-9.][eE][+-]?[0-9]{3}")
+
+
+def validate_json_directly(body: bytes, limits: DecodeLimits) -> bool:
+    """Whether ``body`` may be validated into models straight from its bytes.
+
+    ``parse_json`` then model validation refuses what is too deep and any
+    NaN, Infinity or number out of range; the direct path (one pass, no
+    Python dicts in between) is taken only when none of those can be there, so
+    both answer alike. Anything else goes the general way.
+    """
+    return (
+        body.count(b"{") + body.count(b"[") <= limits.max_depth
+        and b"NaN" not in body
+        and b"Infinity" not in body
+        and _BIG_EXPONENT.search(body) is None
+    )
 
 
 def error_from_response(status: int, body: bytes, limits: DecodeLimits) -> A2AError:

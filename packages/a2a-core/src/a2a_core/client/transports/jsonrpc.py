@@ -36,6 +36,7 @@ from ._http import (
     request_headers,
     send,
     sse_values,
+    validate_json_directly,
 )
 from ._streams import peeked, single
 from .base import CallOptions, EventIterator
@@ -186,7 +187,7 @@ def _fast_result(op: Operation, body: bytes, request_id: int, limits: DecodeLimi
     wrong shape) goes the general way, which says precisely what is wrong.
     """
     envelope = _envelope_model(op)
-    if envelope is None or body.count(b"{") + body.count(b"[") > limits.max_depth:
+    if envelope is None or not validate_json_directly(body, limits):
         return _MISSING
     try:
         parsed = envelope.model_validate_json(body)

@@ -17,13 +17,13 @@ from typing import Any, NamedTuple, cast
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from ...bindings import TransportConfig
 from ...errors import UnsupportedOperationError
-from ...types import AgentInterface
-from ...wire._json import dumps
-from ...wire.codec import Codec
+from ...types import AgentInterface, SendMessageResponse
+from ...wire._json import DecodeLimits, dumps
+from ...wire.codec import RESULT_TYPES, Codec
 from ...wire.errors_wire import decode_rest_error
 from ...wire.operations import Operation
 from ...wire.v03_rest import V03RestCodec, split_request
@@ -40,6 +40,7 @@ from ._http import (
     request_headers,
     send,
     sse_values,
+    validate_json_directly,
 )
 from ._streams import peeked, single
 from .base import CallOptions, EventIterator
@@ -169,6 +170,10 @@ class RestTransport:
         body = await read_bounded(response, self._limits.max_bytes)
         if not 200 <= response.status_code < 300:
             raise error_from_response(response.status_code, body, self._limits)
+        if self.version == "1.0":
+            fast = _fast_result(op, body, self._limits)
+            if fast is not _MISSING:
+                return fast
         value: Any = parse_json(body, self._limits) if body.strip() else {}
         return self._codec.decode_result(op, value)
 
@@ -209,6 +214,26 @@ class RestTransport:
         """Close the HTTP client, unless it was given by the caller."""
         if self._owns_http:
             await self._http.aclose()
+
+
+_MISSING: Any = object()
+
+
+def _fast_result(op: Operation, body: bytes, limits: DecodeLimits) -> Any:
+    """A 1.0 result validated into its model straight from the bytes (no parse, then
+    validate); anything unusual (``_MISSING``) goes the general way, which says what is
+    wrong."""
+    if op.streaming or op is Operation.DELETE_PUSH_CONFIG:
+        return _MISSING
+    if not body or not validate_json_directly(body, limits):
+        return _MISSING
+    try:
+        if op is Operation.SEND_MESSAGE:
+            return SendMessageResponse.model_validate_json(body).result
+        model: type[BaseModel] = RESULT_TYPES[op]
+        return model.model_validate_json(body)
+    except ValidationError:
+        return _MISSING
 
 
 def from_interface(interface: AgentInterface, config: TransportConfig) -> RestTransport:

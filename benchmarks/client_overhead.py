@@ -16,7 +16,10 @@ much a busy or throttled machine stretches every figure above it.
 the client's CPU from socket and server noise.
 
     uv run python benchmarks/client_overhead.py [--calls 4000] [--rounds 8] [--op send|get]
-                                                [--no-network] [--no-pin]
+                                                [--binding jsonrpc|rest] [--no-network] [--no-pin]
+
+``--binding rest`` does the same over HTTP+JSON (``POST /message:send`` or
+``GET /tasks/{id}``, the bare result as the answer).
 """
 
 from __future__ import annotations
@@ -65,11 +68,13 @@ def reference() -> float:
 # --- the server (its own process) ------------------------------------------------------
 
 
-def serve(port: int, op: str) -> None:
+def serve(port: int, op: str, binding: str = "jsonrpc") -> None:
     import uvicorn
 
     result = json.dumps({"task": TASK} if op == "send" else TASK).encode()
     head, tail = b'{"jsonrpc":"2.0","id":', b',"result":' + result + b"}"
+    if binding == "rest":
+        head, tail = b"", b""
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -80,9 +85,12 @@ def serve(port: int, op: str) -> None:
             body += message.get("body", b"")
             if not message.get("more_body"):
                 break
-        start = body.find(b'"id":') + 5
-        end = body.find(b",", start)
-        payload = head + body[start:end] + tail
+        if binding == "rest":
+            payload = result
+        else:
+            start = body.find(b'"id":') + 5
+            end = body.find(b",", start)
+            payload = head + body[start:end] + tail
         headers = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(payload)).encode()),
@@ -115,8 +123,14 @@ def wait_listening(port: int, timeout: float = 15.0) -> None:
 Timing = tuple[float, float]  # (wall seconds per call, CPU seconds per call)
 
 
-def raw_call(http: Any, url: str, i: int, op: str) -> Any:
+def raw_call(http: Any, url: str, i: int, op: str, binding: str = "jsonrpc") -> Any:
     """One raw httpx call: ready-made JSON bytes out, ``json.loads`` of the answer."""
+    if binding == "rest":
+        if op == "get":
+            return http.get(f"{url}tasks/{TASK['id']}", headers=REST_HEADERS)
+        message = {"messageId": f"m-{i}", "role": "ROLE_USER", "parts": [{"text": "hello"}]}
+        body = json.dumps({"message": message}).encode()
+        return http.post(f"{url}message:send", content=body, headers=REST_HEADERS)
     if op == "send":
         message = {"messageId": f"m-{i}", "role": "ROLE_USER", "parts": [{"text": "hello"}]}
         body = {"jsonrpc": "2.0", "id": i, "method": "SendMessage", "params": {"message": message}}
@@ -126,15 +140,19 @@ def raw_call(http: Any, url: str, i: int, op: str) -> Any:
 
 
 RAW_HEADERS = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+REST_HEADERS = {"Content-Type": "application/a2a+json", "A2A-Version": "1.0"}
 
 
-def canned_transport(op: str) -> Any:
+def canned_transport(op: str, binding: str = "jsonrpc") -> Any:
     """An in-memory httpx transport answering like the server (for ``--no-network``)."""
     import httpx
 
     result = json.dumps({"task": TASK} if op == "send" else TASK).encode()
 
     def answer(request: httpx.Request) -> httpx.Response:
+        if binding == "rest":
+            headers = {"content-type": "application/json"}
+            return httpx.Response(200, content=result, headers=headers)
         body = request.content
         start = body.find(b'"id":') + 5
         end = body.find(b",", start)
@@ -145,7 +163,7 @@ def canned_transport(op: str) -> Any:
 
 
 async def measure(
-    url: str, calls: int, rounds: int, op: str, transport: Any = None
+    url: str, calls: int, rounds: int, op: str, transport: Any = None, binding: str = "jsonrpc"
 ) -> tuple[list[Timing], list[Timing]]:
     """Per round: ``calls / rounds`` pairs of calls, raw and ours alternating call by call."""
     import httpx
@@ -157,7 +175,11 @@ async def measure(
     per_round = max(1, calls // rounds)
     async with (
         httpx.AsyncClient(transport=transport) as http,
-        A2AClient.for_endpoint(url, http_client=httpx.AsyncClient(transport=transport)) as client,
+        A2AClient.for_endpoint(
+            url,
+            binding="HTTP+JSON" if binding == "rest" else "JSONRPC",
+            http_client=httpx.AsyncClient(transport=transport),
+        ) as client,
     ):
 
         async def ours_call() -> None:
@@ -168,16 +190,16 @@ async def measure(
                 await client.get_task(TASK["id"])
 
         for i in range(200):  # warm up both: connections, imports, caches
-            assert (await raw_call(http, url, i, op)).json()["id"] == i
+            assert (await raw_call(http, url, i, op, binding)).json()
             await ours_call()
         for _ in range(rounds):
             raw_wall = raw_cpu = ours_wall = ours_cpu = 0.0
             for i in range(per_round):
                 w, c = wall(), cpu()
-                value = (await raw_call(http, url, i, op)).json()
+                value = (await raw_call(http, url, i, op, binding)).json()
                 raw_wall += wall() - w
                 raw_cpu += cpu() - c
-                assert value["id"] == i
+                assert binding == "rest" or value["id"] == i
                 w, c = wall(), cpu()
                 await ours_call()
                 ours_wall += wall() - w
@@ -197,6 +219,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=4000, help="calls per client (default 4000)")
     parser.add_argument("--rounds", type=int, default=8, help="rounds (default 8)")
     parser.add_argument("--op", choices=["send", "get"], default="send")
+    parser.add_argument("--binding", choices=["jsonrpc", "rest"], default="jsonrpc")
     parser.add_argument("--no-pin", action="store_true", help="do not pin server/client to CPUs")
     parser.add_argument(
         "--no-network",
@@ -208,7 +231,12 @@ def main() -> None:
     if args.no_network:
         raw, ours = asyncio.run(
             measure(
-                "http://bench.invalid/", args.calls, args.rounds, args.op, canned_transport(args.op)
+                "http://bench.invalid/",
+                args.calls,
+                args.rounds,
+                args.op,
+                canned_transport(args.op, args.binding),
+                args.binding,
             )
         )
         report(args, raw, ours, "in memory (httpx.MockTransport), no network")
@@ -216,10 +244,11 @@ def main() -> None:
     if args.serve:
         if not args.no_pin:
             pin(0)
-        serve(args.serve, args.op)
+        serve(args.serve, args.op, args.binding)
         return
     port = free_port()
     command = [sys.executable, __file__, "--serve", str(port), "--op", args.op]
+    command += ["--binding", args.binding]
     if args.no_pin:
         command.append("--no-pin")
     server = subprocess.Popen(command)
@@ -228,7 +257,9 @@ def main() -> None:
         if not args.no_pin:
             pin(1)
         raw, ours = asyncio.run(
-            measure(f"http://127.0.0.1:{port}/", args.calls, args.rounds, args.op)
+            measure(
+                f"http://127.0.0.1:{port}/", args.calls, args.rounds, args.op, binding=args.binding
+            )
         )
     finally:
         server.terminate()
@@ -238,7 +269,8 @@ def main() -> None:
 
 def report(args: Any, raw: list[Timing], ours: list[Timing], where: str) -> None:
     op_name = "SendMessage" if args.op == "send" else "GetTask"
-    print(f"operation          : JSON-RPC 1.0 {op_name}, {where}")
+    binding = "HTTP+JSON" if args.binding == "rest" else "JSON-RPC"
+    print(f"operation          : {binding} 1.0 {op_name}, {where}")
     print(f"calls per client   : {args.calls}, alternating, in {args.rounds} rounds")
     verdict = 0.0
     for index, clock in ((0, "wall"), (1, "cpu ")):

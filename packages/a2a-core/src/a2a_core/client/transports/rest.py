@@ -17,6 +17,7 @@ from typing import Any, NamedTuple, cast
 from urllib.parse import quote
 
 import httpx
+import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from ...bindings import TransportConfig
@@ -56,6 +57,7 @@ class _Route(NamedTuple):
     path: str
     query: dict[str, str]
     body: Any
+    """The JSON body: Python values, or ready bytes."""
 
 
 def _segment(value: str) -> str:
@@ -69,12 +71,17 @@ def _query_value(value: Any) -> str:
 
 
 def _route_v10(op: Operation, request: BaseModel) -> _Route:
+    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+        # The body is the request without its tenant, encoded once (not dumped to
+        # Python values, then encoded).
+        tenant = getattr(request, "tenant", None)
+        prefix = f"/{_segment(tenant)}" if tenant else ""
+        verb = "send" if op is Operation.SEND_MESSAGE else "stream"
+        body = pydantic_core.to_json(request, by_alias=True, exclude={"tenant"})
+        return _Route("POST", f"{prefix}/message:{verb}", {}, body)
     fields: dict[str, Any] = request.model_dump(mode="json", by_alias=True)
     tenant = fields.pop("tenant", None)
     prefix = f"/{_segment(tenant)}" if tenant else ""
-    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
-        verb = "send" if op is Operation.SEND_MESSAGE else "stream"
-        return _Route("POST", f"{prefix}/message:{verb}", {}, fields)
     if op is Operation.GET_EXTENDED_CARD:
         return _Route("GET", f"{prefix}/extendedAgentCard", {}, None)
     if op is Operation.LIST_TASKS:
@@ -151,7 +158,7 @@ class RestTransport:
         content: bytes | None = None
         if route.body is not None and (method or route.method) != "GET":
             headers["Content-Type"] = self._content_type
-            content = dumps(route.body)
+            content = route.body if isinstance(route.body, bytes) else dumps(route.body)
         return self._http.build_request(
             method or route.method,
             self.base + route.path,

@@ -8,11 +8,14 @@ for every store) whose agent streams 100 artifact chunks into one artifact, then
 102 events per stream. For each store it runs ``--streams`` streams one after another, with
 the chunks saved together (``ManagerConfig.store_coalesce_seconds``, 5 ms by default) and
 with every event saved (``0``, as before coalescing), and reports the median over ``--runs``
-of: store writes per answer (``create`` + ``save`` + ``save_at`` calls, counted on the
-store object), events/s (wall) and this process's CPU per stream (``time.process_time``;
-the Redis or PostgreSQL server's own CPU is not in it). Redis (127.0.0.1:6379) and
-PostgreSQL (127.0.0.1:5432, database ``test``) are used with a fresh key prefix / schema,
-removed afterwards; a store that cannot be reached is reported and skipped.
+of: store writes per answer (``create`` + ``save`` + ``save_at`` calls, and redis://'s
+``save_and_then``, a save with its event, counted on the store object once per write),
+publishes alone per answer (redis:// and postgresql://: events sent to the shared channel
+without a save: each streamed chunk, saved later with others), events/s (wall) and this
+process's CPU per stream (``time.process_time``; the Redis or PostgreSQL server's own CPU
+is not in it). Redis (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432, database ``test``)
+are used with a fresh key prefix / schema, removed afterwards; a store that cannot be
+reached is reported and skipped.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from a2a_core import AgentCardBuilder
@@ -63,18 +67,46 @@ def _card() -> Any:
     )
 
 
+_depth: ContextVar[int] = ContextVar("write_depth", default=0)
+
+
 def _count_writes(store: TaskStore) -> list[int]:
+    """Count the store's task writes; one that calls another (redis://: ``save`` runs
+    ``save_and_then``, which also saves a run's event with its task) counts once."""
     counter = [0]
 
     def counted(method: Callable[..., Any]) -> Callable[..., Any]:
         async def call(*args: Any, **kwargs: Any) -> Any:
-            counter[0] += 1
-            return await method(*args, **kwargs)
+            depth = _depth.get()
+            if depth == 0:
+                counter[0] += 1
+            token = _depth.set(depth + 1)
+            try:
+                return await method(*args, **kwargs)
+            finally:
+                _depth.reset(token)
 
         return call
 
-    for name in ("create", "save", "save_at"):
-        setattr(store, name, counted(getattr(store, name)))
+    for name in ("create", "save", "save_at", "save_and_then"):
+        if hasattr(store, name):
+            setattr(store, name, counted(getattr(store, name)))
+    return counter
+
+
+def _count_publishes(store: TaskStore) -> list[int]:
+    """Count events published to the store's own channel without a save."""
+    counter = [0]
+    channel = store.event_channel()
+    if channel is None:
+        return counter
+    publish = channel.publish
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        counter[0] += 1
+        return await publish(*args, **kwargs)
+
+    channel.publish = counted  # type: ignore[method-assign]
     return counter
 
 
@@ -113,12 +145,13 @@ async def _measure(kind: str, coalesce: float, streams: int, scratch: str) -> di
     store, cleanup = _open(kind, scratch)
     try:
         writes = _count_writes(store)
+        publishes = _count_publishes(store)
         config = ManagerConfig(store_coalesce_seconds=coalesce)
         service = A2AService(Tokens(), _card(), store=store, config=config)
         async with A2AClient.in_process(service) as client:
             async for _ in client.stream("warm up"):
                 pass
-            writes[0] = 0
+            writes[0] = publishes[0] = 0
             events = 0
             cpu, wall = time.process_time(), time.perf_counter()
             for _ in range(streams):
@@ -131,6 +164,7 @@ async def _measure(kind: str, coalesce: float, streams: int, scratch: str) -> di
         cleanup()
     return {
         "writes": writes[0] / streams,
+        "publishes": publishes[0] / streams,
         "events_s": events / wall,
         "cpu_us": cpu / streams * 1e6,
         "events": events / streams,
@@ -150,9 +184,10 @@ def main() -> None:
         f"load average {os.getloadavg()[0]:.1f}"
     )
     print(
-        "| store | saves | writes / answer | events / stream | events/s | process CPU µs / stream |"
+        "| store | saves | writes / answer | publishes alone / answer | events / stream"
+        " | events/s | process CPU µs / stream |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for kind in args.stores.split(","):
         for label, coalesce in (
             ("every event", 0.0),
@@ -164,11 +199,12 @@ def main() -> None:
                     for _ in range(args.runs)
                 ]
             except Exception as exc:  # an unreachable Redis or PostgreSQL
-                print(f"| {kind} | {label} | unavailable: {type(exc).__name__}: {exc} | | | |")
+                print(f"| {kind} | {label} | unavailable: {type(exc).__name__}: {exc} | | | | |")
                 break
             med = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
             print(
-                f"| {kind}:// | {label} | {med['writes']:.1f} | {med['events']:.0f} | "
+                f"| {kind}:// | {label} | {med['writes']:.1f} | {med['publishes']:.1f}"
+                f" | {med['events']:.0f} | "
                 f"{med['events_s']:,.0f} | {med['cpu_us']:,.0f} |"
             )
 

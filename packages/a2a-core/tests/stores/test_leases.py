@@ -26,7 +26,7 @@ from a2a_core.server.leases import LeaseKeeper
 from a2a_core.server.manager import ManagerConfig
 from a2a_core.stores.cluster import Lease, TaskLeases
 from a2a_core.testing.fakes import make_task
-from a2a_core.types import Task, TaskState
+from a2a_core.types import Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent
 from cli_support import (  # pyright: ignore[reportMissingImports] - tests/cli/cli_support.py
     AGENTS_FILE,
     ServeProcess,
@@ -263,6 +263,94 @@ async def test_a_frozen_instance_whose_task_was_settled_stops_its_run_when_it_wa
         assert b.service.manager.leases is not None
         assert b.service.manager.leases.settled_count == 1
         assert await keeper_a.leases.lease_of(task_id) is None
+
+
+class ChunksThenBlock(AgentExecutor):
+    """Works, streams ``n`` chunks when told to, then works on until canceled."""
+
+    def __init__(self, n: int = 20) -> None:
+        self.n = n
+        self.started = asyncio.Event()
+        self.go = asyncio.Event()
+        self.sent = asyncio.Event()
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        await updater.start_work("thinking")
+        self.started.set()
+        await self.go.wait()
+        for i in range(self.n):
+            await updater.add_artifact(f"c{i} ", artifact_id="answer", append=i > 0)
+        self.sent.set()
+        await asyncio.Event().wait()
+
+
+def _text(task: Task) -> str:
+    return "".join(p.text or "" for a in task.artifacts for p in a.parts)
+
+
+async def test_a_survivor_settles_after_the_chunks_followers_saw_but_the_store_did_not(
+    shared_url: str,
+) -> None:
+    """A publishes each chunk at once but saves them later (here: never, the interval is
+    long); it dies. B applies the chunks the channel holds past the stored version, then
+    writes FAILED after them: the stored task is what the follower assembled, and its
+    ids strictly increase through the failure, live and replayed."""
+    agent_a = ChunksThenBlock()
+    slow = dataclasses.replace(fast("A"), store_coalesce_seconds=60.0)
+    async with (
+        running_server(agent_a, store_url=shared_url, config=slow) as a,
+        running_server(Blocker(), store_url=shared_url, config=fast("B")) as b,
+        await A2AClient.connect(a.url) as to_a,
+        await A2AClient.connect(b.url) as to_b,
+    ):
+        sent = await to_a.send("work", blocking=False)
+        assert sent.task is not None
+        task_id = sent.task.id
+        await agent_a.started.wait()
+        stream = to_b.subscribe(task_id)
+        seen: list[tuple[int, object]] = []
+        chunks_in = asyncio.Event()
+
+        async def follow() -> None:
+            async for event in stream:
+                assert stream.last_event_id is not None
+                seen.append((int(stream.last_event_id), event))
+                if sum(isinstance(e, TaskArtifactUpdateEvent) for _, e in seen) == agent_a.n:
+                    chunks_in.set()
+
+        follower = asyncio.create_task(follow())
+        await asyncio.sleep(0.2)
+        agent_a.go.set()
+        await asyncio.wait_for(chunks_in.wait(), 20)  # B's follower saw every chunk live
+        held = await to_b.get_task(task_id)
+        assert _text(held) == ""  # ... which the store does not hold yet
+        keeper = a.service.manager.leases
+        assert isinstance(keeper, LeaseKeeper)
+        keeper.stop_renewing()  # A dies with its chunks unsaved
+
+        async def failed() -> bool:
+            return (await to_b.get_task(task_id)).status.state is TaskState.FAILED
+
+        await _until(failed, "B to settle A's task")
+        await asyncio.wait_for(follower, 10)
+        expected = "".join(f"c{i} " for i in range(agent_a.n))
+        settled = await to_b.get_task(task_id)
+        assert _text(settled) == expected
+        ids = [event_id for event_id, _ in seen]
+        assert ids == sorted(set(ids))  # strictly increasing: no repeat
+        last = seen[-1][1]
+        assert isinstance(last, TaskStatusUpdateEvent)
+        assert last.status.state is TaskState.FAILED
+        # A resubscribe from the middle replays the rest, then the failure, once each.
+        chunk_ids = [i for i, e in seen if isinstance(e, TaskArtifactUpdateEvent)]
+        middle = chunk_ids[9]
+        replay = to_b.subscribe(task_id, last_event_id=str(middle))
+        again: list[tuple[int, object]] = []
+        async with asyncio.timeout(20):
+            async for event in replay:
+                assert replay.last_event_id is not None
+                again.append((int(replay.last_event_id), event))
+        assert again == [(i, e) for i, e in seen if i > middle]
 
 
 async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent(

@@ -125,11 +125,12 @@ class ManagerConfig:
     """This instance's name in leases and messages (default: host-pid-random)."""
     store_coalesce_seconds: float = 0.005
     """Streamed artifact chunks are saved together at most this often per task, not one
-    save per chunk, on stores that allow it (``TaskStore.write_behind``) and are not shared
-    by several instances (memory, sqlite). Streams and subscribers still get every event at
-    once; any status change, and the end of the run, saves at once. A crash loses at most
-    the chunks of the last interval (the task then reads as it was before them). 0: save
-    every event."""
+    save per chunk, on stores that allow it (``TaskStore.write_behind``: memory, sqlite,
+    redis, postgresql). Streams and subscribers still get every event at once (on a shared
+    store each chunk is published to the channel at once); any status change, and the end
+    of the run, saves at once. A crash loses at most the chunks of the last interval on
+    sqlite (the task then reads as it was before them); on redis and postgresql the survivor
+    that settles the task applies them from the channel first. 0: save every event."""
 
     def __post_init__(self) -> None:
         if self.max_background_tasks <= 0:
@@ -315,17 +316,19 @@ class TaskRun:
         this run is the task's active one (a finished run's late events, from an agent
         still working in the background, are saved one by one as before).
 
-        Never on a store whose channel is shared by several instances (redis://,
-        postgresql://): there an event reaches the other instances' followers with its
-        id, and a held one lost with a killed instance would leave them ahead of the
-        store (the cluster suite's kill -9 test requires no event to be lost).
+        On a store whose channel is shared by several instances (redis://, postgresql://)
+        only when that channel writes behind (``TaskChannel.write_behind``): each held
+        event is published at once with its id, so the other instances' followers see it
+        now, and whoever settles the task after this instance died applies the channel's
+        events past the stored version before writing after them (``write_status``).
         """
         manager = self.manager
+        channel = manager.channel
         return (
             self.stored != 0
             and manager.config.store_coalesce_seconds > 0
             and manager.store.write_behind
-            and not manager.channel.shared
+            and (channel.write_behind or not channel.shared)
             and manager.active_run(self._task.id) is self
         )
 
@@ -420,14 +423,10 @@ class TaskRun:
         try:
             if self.stored == 0:
                 stored = await store.create(task, self.owner)
-            elif (
-                version == self.stored + 1
-                and event is not None
-                and channel.shared
-                and channel.saves_events
-            ):
+            elif event is not None and channel.shared and channel.saves_events:
+                at = None if version == self.stored + 1 else version
                 stored = await manager.save_and_publish(
-                    task, self.owner, self.stored, event, self.published
+                    task, self.owner, self.stored, event, self.published, at
                 )
                 published = True
             elif version == self.stored + 1:
@@ -471,9 +470,12 @@ class TaskRun:
             self.settled.set()
         elif self._unsaved:
             # Artifact events held in memory (already streamed here) join what another
-            # writer stored; the next save writes them, numbered after it.
+            # writer stored; the next save writes them, numbered after it (and after the
+            # ids they were published with: a shared channel's ids only grow).
             self._chunks = list(self._unsaved)
             self.version = stored.version + len(self._unsaved)
+            if self.manager.channel.shared:
+                self.version = max(self.version, self.published)
 
     async def persist(self) -> None:
         """Store the task now if no event has yet (non-blocking sends, inline push configs),
@@ -667,13 +669,26 @@ class TaskManager:
             )
 
     async def save_and_publish(
-        self, task: Task, owner: str | None, version: int, event: StreamEvent, previous: int | None
+        self,
+        task: Task,
+        owner: str | None,
+        version: int,
+        event: StreamEvent,
+        previous: int | None,
+        at: int | None = None,
     ) -> StoredTask:
-        """Save a run's task and publish its event in one write (``TaskChannel.saves_events``)."""
+        """Save a run's task and publish its event in one write (``TaskChannel.saves_events``).
+
+        ``at``: the version to save at, past held chunks already published (default: next).
+        """
         hooks = _telemetry.active
         started = time.perf_counter()
         try:
-            return await self.channel.save_and_publish(task, owner, version, event, previous)
+            if at is None:
+                return await self.channel.save_and_publish(task, owner, version, event, previous)
+            return await self.channel.save_and_publish(
+                task, owner, version, event, previous, version=at
+            )
         finally:
             if hooks is not None:  # timed as a save, like the store's own saves
                 hooks.store_time("save", type(self.backend).__name__, time.perf_counter() - started)
@@ -1113,10 +1128,20 @@ class TaskManager:
         event = TaskStatusUpdateEvent(
             task_id=task.id, context_id=task.context_id, status=TaskStatus.now(state, message)
         )
-        new_task = apply_status(task, event, self.config.max_history)
-        saved = await self.store.save(new_task, stored.owner, stored.version)
-        if self.channel.shared:
-            await self.send_to_channel(task.id, saved.version, event, stored.version)
+        channel = self.channel
+        if channel.shared and channel.write_behind:
+            # The channel may hold chunks past the stored version (published by a run that
+            # saves behind, maybe on an instance that died): followers saw them, so the
+            # task gets them too, and this status comes after them.
+            events, head = await channel.since(task.id, stored.version)
+            task = _caught_up(task, events or ())
+            new_task = apply_status(task, event, self.config.max_history)
+            saved = await channel.save_after(new_task, stored.owner, stored.version, head, event)
+        else:
+            new_task = apply_status(task, event, self.config.max_history)
+            saved = await self.store.save(new_task, stored.owner, stored.version)
+            if channel.shared:
+                await self.send_to_channel(task.id, saved.version, event, stored.version)
         self.bus.publish(task.id, event, saved.version)
         if state.is_terminal or state.is_interrupted:
             self.bus.end(task.id)
@@ -1197,6 +1222,12 @@ class TaskManager:
         self.channel.detach(self)
         if self.leases is not None:
             await self.leases.aclose()
+
+
+def _caught_up(task: Task, events: Sequence[tuple[int, StreamEvent | None]]) -> Task:
+    """``task`` with the channel's events past its stored version applied (held chunks)."""
+    chunks = [e for _, e in events if isinstance(e, TaskArtifactUpdateEvent)]
+    return apply_artifacts(task, chunks) if chunks else task
 
 
 async def _final_state(follower: Any) -> TaskState | None:

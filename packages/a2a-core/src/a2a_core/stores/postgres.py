@@ -202,15 +202,34 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
         return StoredTask(Task.model_validate_json(found[1]), found[0], owner)
 
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
+        return await self._save(task, owner, expected_version, expected_version + 1)
+
+    write_behind = True
+
+    async def save_at(
+        self, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
+        return await self._save(task, owner, expected_version, version)
+
+    async def _save(
+        self, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
+        async with await self._connection() as conn:
+            return await self.save_on(conn, task, owner, expected_version, version)
+
+    async def save_on(
+        self, conn: Any, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
+        """``save_at`` on an open connection (the channel's settling write, in its transaction)."""
         row = _row(task)
         tag = _owner_tag(owner)
-        async with await self._connection() as conn:
-            cur = await conn.execute(self._sql.update, (*row, task.id, tag, expected_version))
-            updated = await cur.fetchone()
-            if updated is not None:
-                return StoredTask(task, updated[0], owner)
-            cur = await conn.execute(self._sql.version, (task.id, tag))
-            current = await cur.fetchone()
+        args = (*row, version, task.id, tag, expected_version)
+        cur = await conn.execute(self._sql.update, args)
+        updated = await cur.fetchone()
+        if updated is not None:
+            return StoredTask(task, updated[0], owner)
+        cur = await conn.execute(self._sql.version, (task.id, tag))
+        current = await cur.fetchone()
         if current is None:
             raise ConcurrentUpdateError(f"task {task.id} no longer exists")
         raise ConcurrentUpdateError(
@@ -403,7 +422,7 @@ class _Statements:
         self.get = f"SELECT version, body FROM {t} WHERE id = %s AND owner = %s"
         self.update = (
             f"UPDATE {t} SET context_id = %s, state = %s, status_ts = %s, sort_ts = %s,"
-            f" terminal = %s, body = %s, seq = {seq}, version = version + 1"
+            f" terminal = %s, body = %s, seq = {seq}, version = %s"
             " WHERE id = %s AND owner = %s AND version = %s RETURNING version"
         )
         self.version = f"SELECT version FROM {t} WHERE id = %s AND owner = %s"

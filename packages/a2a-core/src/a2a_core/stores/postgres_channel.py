@@ -62,10 +62,12 @@ from ..server.channel import (
 from ..server.push.store import PushConfigEntry, PushConfigStore
 from ..types import (
     StreamEvent,
+    Task,
     TaskArtifactUpdateEvent,
     TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
+from .base import ConcurrentUpdateError, StoredTask
 
 __all__ = ["PostgresPushConfigStore", "PostgresTaskChannel", "channel_schema"]
 
@@ -206,6 +208,21 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
         self._events = f"{s}.a2a_events"
         self._heads = f"{s}.a2a_event_heads"
         self._push_table = f"{s}.a2a_push_configs"
+        live = "h.touched > now() - make_interval(secs => %s)"
+        self._since = (
+            f"SELECT h.last_id, e.event_id, e.seq, e.kind, e.body, e.prev_id FROM {self._heads} h"
+            f" LEFT JOIN {self._events} e ON e.task_id = h.task_id"
+            " AND (e.event_id, e.seq) > (%s, 1)"
+            f" WHERE h.task_id = %s AND {live} ORDER BY e.event_id, e.seq"
+        )
+        self._head_row = (
+            f"INSERT INTO {self._heads} VALUES (%s, -1, 0, 0, '-infinity')"
+            " ON CONFLICT (task_id) DO NOTHING"
+        )
+        self._lock_head = (
+            f"SELECT CASE WHEN {live} THEN h.last_id ELSE -1 END"
+            f" FROM {self._heads} h WHERE h.task_id = %s FOR UPDATE"
+        )
         self._listeners: list[ChannelListener] = []
         self._handlers: set[asyncio.Task[None]] = set()
         self._waiters: dict[str, set[asyncio.Event]] = {}
@@ -245,10 +262,10 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
     async def publish_end(self, task_id: str, event_id: int) -> None:
         await self._add(task_id, event_id, 1, "end", "", event_id)
 
-    async def _add(
+    def _publish_args(
         self, task_id: str, event_id: int, seq: int, kind: str, body: str, previous: int | None
-    ) -> None:
-        args = (
+    ) -> tuple[Any, ...]:
+        return (
             task_id,
             event_id,
             seq,
@@ -260,6 +277,11 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
             self.notify_channel,
             wake_key(task_id),
         )
+
+    async def _add(
+        self, task_id: str, event_id: int, seq: int, kind: str, body: str, previous: int | None
+    ) -> None:
+        args = self._publish_args(task_id, event_id, seq, kind, body, previous)
         async with await self._connection() as conn:
             cur = await conn.execute(self._publish, args)
             added = await cur.fetchone()
@@ -270,6 +292,56 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
         self, task_id: str, after: int, current: int | None = None
     ) -> AsyncIterator[ChannelItem]:
         return _Follower(self, task_id, after, current)
+
+    # -- writing behind -------------------------------------------------------------
+    @property
+    def write_behind(self) -> bool:
+        return True
+
+    async def since(self, task_id: str, after: int) -> tuple[list[ChannelItem] | None, int]:
+        async with await self._connection() as conn:
+            cur = await conn.execute(self._since, (after, task_id, float(self.stream_ttl)))
+            rows = list(await cur.fetchall())
+        if not rows:
+            return [], -1
+        head = int(rows[0][0])
+        reader = _Follower(self, task_id, after, None)
+        try:
+            reader.replayed([row[1:] for row in rows if row[1] is not None])
+        except EventsLost:
+            return None, head
+        return (None if reader.broken else list(reader.pending)), head
+
+    async def save_after(
+        self,
+        task: Task,
+        owner: str | None,
+        expected_version: int,
+        head: int,
+        event: StreamEvent,
+    ) -> StoredTask:
+        if isinstance(event, TaskStatusUpdateEvent):
+            kind = "s"
+        elif isinstance(event, TaskArtifactUpdateEvent):
+            kind = "a"
+        else:
+            raise TypeError(f"{type(event).__name__} is not a task event")
+        version = max(expected_version, head) + 1
+        task_id = task.id
+        async with await self._connection() as conn, conn.transaction():
+            # The head row locked first: a run publishing behind waits, then finds its
+            # events not above this one (a late writer).
+            await conn.execute(self._head_row, (task_id,))
+            cur = await conn.execute(self._lock_head, (float(self.stream_ttl), task_id))
+            found = await cur.fetchone()
+            if found is None or int(found[0]) != head:
+                raise ConcurrentUpdateError(f"task {task_id}: events were published meanwhile")
+            saved = await self._store.save_on(conn, task, owner, expected_version, version)
+            body = event.model_dump_json(by_alias=True)
+            await conn.execute(
+                self._publish, self._publish_args(task_id, version, 0, kind, body, version - 1)
+            )
+        return saved
 
     async def _read(
         self, task_id: str, after: tuple[int, int], first: bool
@@ -478,14 +550,29 @@ class _Follower:
         after = self._after
         # Rows above (after, 1): an end mark at ``after`` itself is not news.
         live, rows = await channel._read(self._task_id, (after, 1), True)  # pyright: ignore[reportPrivateUsage]
+        if not rows and not live and self._current is not None and self._current > after:
+            raise EventsLost(f"events after {after} expired")
+        self.replayed(rows)
+
+    def replayed(self, rows: list[tuple[Any, ...]]) -> None:
+        """Take the retained rows above ``after`` (``EventsLost``: some were trimmed)."""
+        after = self._after
         if rows:
             first_prev = rows[0][4]
             if first_prev is None or first_prev > after:
                 raise EventsLost(f"events after {after} were trimmed")
-        elif not live and self._current is not None and self._current > after:
-            raise EventsLost(f"events after {after} expired")
         self._last = (after, 1)
         self._take(rows)
+
+    @property
+    def pending(self) -> deque[ChannelItem]:
+        """The items read and not yet yielded."""
+        return self._items
+
+    @property
+    def broken(self) -> bool:
+        """Whether a row read names an earlier event that was never published."""
+        return self._hole
 
     def _take(self, rows: list[tuple[Any, ...]]) -> None:
         for event_id, seq, kind, body, prev in rows:

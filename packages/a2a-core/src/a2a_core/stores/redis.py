@@ -108,7 +108,8 @@ return 1
 )
 
 # KEYS: task, owner set, ctx set, state set, terminal, seq.
-# ARGV: id, owner tag, expected version, body, ctx, state, ts, score, terminal (0/1).
+# ARGV: id, owner tag, expected version, body, ctx, state, ts, score, terminal (0/1),
+# the new version ("": expected + 1; above it: ``save_at``).
 # Returns the new version, 0 when missing or not the owner's, -current when stale.
 _SAVE = """
 local current = redis.call('HMGET', KEYS[1], 'owner', 'version', 'kctx', 'kstate')
@@ -116,7 +117,13 @@ if not current[1] or current[1] ~= ARGV[2] then return 0 end
 if tonumber(current[2]) ~= tonumber(ARGV[3]) then return -tonumber(current[2]) end
 if current[3] and current[3] ~= KEYS[3] then redis.call('ZREM', current[3], ARGV[1]) end
 if current[4] and current[4] ~= KEYS[4] then redis.call('ZREM', current[4], ARGV[1]) end
-local version = redis.call('HINCRBY', KEYS[1], 'version', 1)
+local version
+if ARGV[10] ~= '' then
+  version = tonumber(ARGV[10])
+  redis.call('HSET', KEYS[1], 'version', version)
+else
+  version = redis.call('HINCRBY', KEYS[1], 'version', 1)
+end
 redis.call('HSET', KEYS[1], 'body', ARGV[4], 'ctx', ARGV[5], 'state', ARGV[6], 'ts', ARGV[7],
            'kctx', KEYS[3], 'kstate', KEYS[4])
 for i = 2, 4 do redis.call('ZADD', KEYS[i], ARGV[8], ARGV[1]) end
@@ -326,6 +333,13 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
         return await self.save_and_then(task, owner, expected_version)
 
+    write_behind = True
+
+    async def save_at(
+        self, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
+        return await self.save_and_then(task, owner, expected_version, version=version)
+
     async def save_and_then(
         self,
         task: Task,
@@ -334,21 +348,25 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         then: tuple[str, str] | None = None,
         more_keys: Sequence[str] = (),
         more_args: Sequence[Any] = (),
+        *,
+        version: int | None = None,
     ) -> StoredTask:
         """``save``, and in the same script (one round trip, atomic) more work.
 
         ``then`` is (a name, a Lua chunk): the chunk runs after ``local function
         save()`` (the save, returning what ``save`` would: the new version, 0 or
         minus the current one) is defined, calls it and returns its result. It gets
-        the save's KEYS (1-6) and ARGV (1-9), then ``more_keys`` and ``more_args``
-        (the task channel adds the event's stream entry this way).
+        the save's KEYS (1-6) and ARGV (1-10), then ``more_keys`` and ``more_args``
+        (the task channel adds the event's stream entry this way). ``version``: the
+        version to save at (``save_at``; default the expected one plus one).
         """
         name, source = ("save", _SAVE) if then is None else then
         if then is not None:
             source = "local function save()\n" + _SAVE + "\nend\n" + source
         p = self.prefix
         keys = [*self._index_keys(task, owner), f"{p}:terminal", f"{p}:seq", *more_keys]
-        args = [task.id, _owner_tag(owner), expected_version, *_fields(task), *more_args]
+        target = "" if version is None else version
+        args = [task.id, _owner_tag(owner), expected_version, *_fields(task), target, *more_args]
         result = int(await self._script(name, source, keys, args))
         if result == 0:
             raise ConcurrentUpdateError(f"task {task.id} no longer exists")

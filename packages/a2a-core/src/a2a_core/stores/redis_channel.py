@@ -99,15 +99,22 @@ return publish(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], AR
 """
 )
 
-# KEYS: the save's 6, then the stream. ARGV: the save's 9, then kind, body, previous hint,
-# maxlen, ttl. The task saved at a new version and its event added with that version as
-# its id, atomically: returns what the save returns.
+# KEYS: the save's 6, then the stream. ARGV: the save's 10, then kind, body, previous hint,
+# maxlen, ttl, the stream's expected last event id ("": any). The task saved at a new
+# version and its event added with that version as its id, atomically: returns what the
+# save returns (-1, nothing written, when the stream's last id is not the expected one).
 _SAVE_PUBLISH = (
     _PUBLISH_FN
     + """
+if ARGV[16] ~= '' then
+  local last = redis.call('XREVRANGE', KEYS[7], '+', '-', 'COUNT', 1)
+  local head = -1
+  if #last > 0 then head = tonumber(string.match(last[1][1], '(%d+)-')) end
+  if head ~= tonumber(ARGV[16]) then return -1 end
+end
 local version = save()
 if version > 0 then
-  publish(KEYS[7], version, 0, ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[14])
+  publish(KEYS[7], version, 0, ARGV[11], ARGV[12], ARGV[13], ARGV[14], ARGV[15])
 end
 return version
 """
@@ -220,12 +227,29 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
         expected_version: int,
         event: StreamEvent,
         previous: int | None,
+        *,
+        version: int | None = None,
+    ) -> StoredTask:
+        return await self._save_publish(task, owner, expected_version, event, previous, version)
+
+    async def _save_publish(
+        self,
+        task: Task,
+        owner: str | None,
+        expected_version: int,
+        event: StreamEvent,
+        previous: int | None,
+        version: int | None,
+        head: int | None = None,
     ) -> StoredTask:
         entry = _entry(event)
         if entry is None:
-            return await self._store.save(task, owner, expected_version)
+            if version is None:
+                return await self._store.save(task, owner, expected_version)
+            return await self._store.save_at(task, owner, expected_version, version)
         hint = "" if previous is None else str(previous)
-        more_args = [*entry, hint, self.stream_max_events, self.stream_ttl]
+        expect = "" if head is None else str(head)
+        more_args = [*entry, hint, self.stream_max_events, self.stream_ttl, expect]
         return await self._store.save_and_then(
             task,
             owner,
@@ -233,6 +257,39 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
             ("save_publish", _SAVE_PUBLISH),
             [self.stream_key(task.id)],
             more_args,
+            version=version,
+        )
+
+    # -- writing behind -------------------------------------------------------------
+    @property
+    def write_behind(self) -> bool:
+        return True
+
+    async def since(self, task_id: str, after: int) -> tuple[list[ChannelItem] | None, int]:
+        key = self.stream_key(task_id)
+        async with self._client().pipeline(transaction=True) as pipe:
+            pipe.xrange(key, f"({after}-1", "+")
+            pipe.xrevrange(key, "+", "-", count=1)
+            rows, last = await pipe.execute()
+        head = _ms(_text(last[0][0])) if last else -1
+        reader = _Follower(self, task_id, after, None)
+        try:
+            reader.replayed(rows)
+        except EventsLost:
+            return None, head
+        return (None if reader.broken else list(reader.pending)), head
+
+    async def save_after(
+        self,
+        task: Task,
+        owner: str | None,
+        expected_version: int,
+        head: int,
+        event: StreamEvent,
+    ) -> StoredTask:
+        version = max(expected_version, head) + 1
+        return await self._save_publish(
+            task, owner, expected_version, event, version - 1, version, head
         )
 
     async def publish_end(self, task_id: str, event_id: int) -> None:
@@ -337,18 +394,34 @@ class _Follower:
         after = self._after
         # Entries above "<after>-1": an end mark at ``after`` itself is not news.
         rows = await client.xrange(self._key, f"({after}-1", "+")
-        if rows:
-            first_prev = _field(rows[0][1], "p") or "?"
-            if first_prev == "?" or _ms(first_prev) > after:
-                raise EventsLost(f"events after {after} were trimmed")
-        elif (
-            self._current is not None
+        if (
+            not rows
+            and self._current is not None
             and self._current > after
             and not await client.exists(self._key)
         ):
             raise EventsLost(f"events after {after} expired")
+        self.replayed(rows)
+
+    def replayed(self, rows: list[Any]) -> None:
+        """Take the retained entries above ``after`` (``EventsLost``: some were trimmed)."""
+        after = self._after
+        if rows:
+            first_prev = _field(rows[0][1], "p") or "?"
+            if first_prev == "?" or _ms(first_prev) > after:
+                raise EventsLost(f"events after {after} were trimmed")
         self._last = f"{after}-1"
         self._take(rows)
+
+    @property
+    def pending(self) -> deque[ChannelItem]:
+        """The items read and not yet yielded."""
+        return self._items
+
+    @property
+    def broken(self) -> bool:
+        """Whether an entry read names an earlier event that was never published."""
+        return self._hole
 
     async def _wait(self) -> None:
         client = self._channel._client()  # pyright: ignore[reportPrivateUsage]

@@ -16,6 +16,7 @@ import signal
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from a2a_core import A2AClient, EchoAgent, running_server
@@ -351,6 +352,83 @@ async def test_a_survivor_settles_after_the_chunks_followers_saw_but_the_store_d
                 assert replay.last_event_id is not None
                 again.append((int(replay.last_event_id), event))
         assert again == [(i, e) for i, e in seen if i > middle]
+
+
+class Trickle(AgentExecutor):
+    """Streams a chunk every 20 ms until stopped."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        await updater.start_work("streaming")
+        self.started.set()
+        for i in range(100_000):
+            await updater.add_artifact(f"c{i} ", artifact_id="answer", append=i > 0)
+            await asyncio.sleep(0.02)
+
+
+async def _assembled(stream: Any, into: list[tuple[int, object]]) -> None:
+    async for event in stream:
+        into.append((int(stream.last_event_id), event))
+
+
+async def test_a_frozen_instance_streaming_on_stops_at_the_settled_status(
+    shared_url: str,
+) -> None:
+    """A keeps streaming while B settles its task (A stopped renewing, its agent did not):
+    A's next chunk is refused by the channel, so it is streamed nowhere; A's run stops with
+    B's FAILED. Streams through A and through B end with FAILED, ids strictly increasing,
+    each holding exactly the stored task's text."""
+    agent_a = Trickle()
+    slow = dataclasses.replace(fast("A"), store_coalesce_seconds=60.0)  # no timed flushes
+    async with (
+        running_server(agent_a, store_url=shared_url, config=slow) as a,
+        running_server(Blocker(), store_url=shared_url, config=fast("B")) as b,
+        await A2AClient.connect(a.url) as to_a,
+        await A2AClient.connect(b.url) as to_b,
+    ):
+        sent = await to_a.send("work", blocking=False)
+        assert sent.task is not None
+        task_id = sent.task.id
+        await agent_a.started.wait()
+        seen: dict[str, list[tuple[int, object]]] = {"a": [], "b": []}
+        followers = [
+            asyncio.create_task(_assembled(to_a.subscribe(task_id), seen["a"])),
+            asyncio.create_task(_assembled(to_b.subscribe(task_id), seen["b"])),
+        ]
+        await asyncio.sleep(0.3)
+        keeper = a.service.manager.leases
+        assert isinstance(keeper, LeaseKeeper)
+        keeper.stop_renewing()  # A's agent streams on
+
+        async def failed() -> bool:
+            return (await to_b.get_task(task_id)).status.state is TaskState.FAILED
+
+        await _until(failed, "B to settle A's task")
+        await asyncio.wait_for(asyncio.gather(*followers), 10)
+        manager_a = a.service.manager
+
+        async def stopped() -> bool:
+            return manager_a.active_run(task_id) is None
+
+        await _until(stopped, "A to stop its run")  # at its next chunk, before any renewal
+        stored = await to_b.get_task(task_id)
+        for name, events in seen.items():
+            ids = [i for i, _ in events]
+            assert ids == sorted(set(ids)), name
+            last = events[-1][1]
+            assert isinstance(last, TaskStatusUpdateEvent), name
+            assert last.status.state is TaskState.FAILED, name
+            first = events[0][1]
+            assert isinstance(first, Task)
+            text = _text(first) + "".join(
+                p.text or ""
+                for _, e in events
+                if isinstance(e, TaskArtifactUpdateEvent)
+                for p in e.artifact.parts
+            )
+            assert text == _text(stored), name
 
 
 async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent(

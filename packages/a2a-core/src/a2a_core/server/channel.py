@@ -123,11 +123,13 @@ class TaskChannel(ABC):
     @abstractmethod
     async def publish(
         self, task_id: str, event_id: int, event: StreamEvent, previous: int | None = None
-    ) -> None:
+    ) -> bool | None:
         """Make an applied event (id: the task version it produced) visible to followers.
 
         ``previous``: the id of the task's event before it as the publisher knows it
         (None: unknown, so a follower from before this event must assume a hole).
+        Returns False when the event was dropped (not above the last id: a late writer,
+        e.g. a run whose task another instance settled), None when the backend cannot tell.
         """
 
     @property

@@ -290,8 +290,10 @@ class TaskRun:
         previous = task.status.state
         new_task: Task | None = None
         published = False
+        flush_due = False
         if isinstance(event, TaskArtifactUpdateEvent) and self._coalesces():
-            await self._hold(event)
+            flush_due = await self._hold(event)
+            published = True  # to the shared channel, if any, by ``_hold``
         else:
             new_task, published = await self._save(event)
             if new_task.status.state.is_interrupted:
@@ -310,6 +312,10 @@ class TaskRun:
         state = self._task.status.state
         if state.is_terminal or state.is_interrupted:
             self.settled.set()
+        if flush_due:
+            # After the event reached this instance's streams: a subscriber taking the
+            # run's task and version while the save is awaited must not get it twice.
+            await self._flush()  # an agent that never yields still gets its chunks saved
 
     def _coalesces(self) -> bool:
         """Whether artifact events wait to be saved together: the task exists already and
@@ -332,27 +338,46 @@ class TaskRun:
             and manager.active_run(self._task.id) is self
         )
 
-    async def _hold(self, event: TaskArtifactUpdateEvent) -> None:
+    async def _hold(self, event: TaskArtifactUpdateEvent) -> bool:
         """Apply an artifact event in memory; it is saved with the next save or flush.
 
         The event gets the next version as its id now, and the save that writes it stores
-        the task at the id of the last event it holds, so ids stay versions.
+        the task at the id of the last event it holds, so ids stay versions. On a shared
+        channel it is published first, before the run's task and version include it (a
+        subscriber reading them meanwhile then gets it from this instance's bus, once).
+        Returns whether the held events are due to be saved now.
         """
         if self._task.status.state.is_terminal:
             raise IllegalTransitionError(
                 f"task is already {self._task.status.state.value}; no more artifacts"
             )
+        manager = self.manager
+        if manager.channel.shared:
+            event_id = self.version + 1
+            sent = await manager.send_to_channel(self._task.id, event_id, event, self.published)
+            if sent is False:
+                await self._overtaken()
         now = time.monotonic()
         if not self._unsaved:
             self._chunks_since = now
         self._chunks.append(event)
         self._unsaved.append(event)
         self.version += 1
-        delay = self.manager.config.store_coalesce_seconds
+        delay = manager.config.store_coalesce_seconds
         if now - self._chunks_since >= delay:
-            await self._flush()  # an agent that never yields still gets its chunks saved
-        elif self._flush_timer is None:
+            return True
+        if self._flush_timer is None:
             self._flush_timer = asyncio.get_running_loop().call_later(delay, self._start_flusher)
+        return False
+
+    async def _overtaken(self) -> None:
+        """The channel refused a held chunk as not above its last event: another instance
+        wrote the task after this run's last one (it settled the task while this instance
+        was frozen). The chunk is streamed nowhere: the run catches up and stops."""
+        await self._reload()
+        raise IllegalTransitionError(
+            f"task {self._task.id} was written elsewhere ({self._task.status.state.value})"
+        )
 
     def _start_flusher(self) -> None:
         self._flush_timer = None
@@ -695,14 +720,18 @@ class TaskManager:
 
     async def send_to_channel(
         self, task_id: str, event_id: int, event: StreamEvent, previous: int | None
-    ) -> None:
-        """Publish to the shared channel; a failure is logged (the task itself is saved)."""
+    ) -> bool | None:
+        """Publish to the shared channel; a failure is logged (the task itself is saved).
+
+        False when the channel dropped the event as not above its last (a late writer).
+        """
         try:
-            await self.channel.publish(task_id, event_id, event, previous)
+            return await self.channel.publish(task_id, event_id, event, previous)
         except Exception:
             logger.exception(
                 "task %s: could not publish event %d to the channel", task_id, event_id
             )
+            return None
 
     async def start_channel(self) -> None:
         """Connect to the channel (once), so cancel requests from other instances arrive."""

@@ -250,14 +250,15 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
     # -- events -------------------------------------------------------------------
     async def publish(
         self, task_id: str, event_id: int, event: StreamEvent, previous: int | None = None
-    ) -> None:
+    ) -> bool:
         if isinstance(event, TaskStatusUpdateEvent):
             kind = "s"
         elif isinstance(event, TaskArtifactUpdateEvent):
             kind = "a"
         else:
-            return  # a direct reply belongs to no task: nothing to share
-        await self._add(task_id, event_id, 0, kind, event.model_dump_json(by_alias=True), previous)
+            return True  # a direct reply belongs to no task: nothing to share
+        body = event.model_dump_json(by_alias=True)
+        return await self._add(task_id, event_id, 0, kind, body, previous)
 
     async def publish_end(self, task_id: str, event_id: int) -> None:
         await self._add(task_id, event_id, 1, "end", "", event_id)
@@ -280,13 +281,15 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
 
     async def _add(
         self, task_id: str, event_id: int, seq: int, kind: str, body: str, previous: int | None
-    ) -> None:
+    ) -> bool:
         args = self._publish_args(task_id, event_id, seq, kind, body, previous)
         async with await self._connection() as conn:
             cur = await conn.execute(self._publish, args)
             added = await cur.fetchone()
         if not (added and added[0]):
             logger.debug("task %s: event %d-%d is not above the last one", task_id, event_id, seq)
+            return False
+        return True
 
     def follow(
         self, task_id: str, after: int, current: int | None = None

@@ -210,11 +210,11 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
     # -- events -------------------------------------------------------------------
     async def publish(
         self, task_id: str, event_id: int, event: StreamEvent, previous: int | None = None
-    ) -> None:
+    ) -> bool:
         entry = _entry(event)
         if entry is None:
-            return  # a direct reply belongs to no task: nothing to share
-        await self._add(task_id, event_id, 0, *entry, previous)
+            return True  # a direct reply belongs to no task: nothing to share
+        return await self._add(task_id, event_id, 0, *entry, previous)
 
     @property
     def saves_events(self) -> bool:
@@ -297,13 +297,15 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
 
     async def _add(
         self, task_id: str, ms: int, seq: int, kind: str, body: str, previous: int | None
-    ) -> None:
+    ) -> bool:
         if self._script is None:
             self._script = self._client().register_script(_PUBLISH)
         hint = "" if previous is None else str(previous)
         args = [ms, seq, kind, body, hint, self.stream_max_events, self.stream_ttl]
         if not await self._script(keys=[self.stream_key(task_id)], args=args):
             logger.debug("task %s: event %d-%d is not above the stream's last", task_id, ms, seq)
+            return False
+        return True
 
     def follow(
         self, task_id: str, after: int, current: int | None = None

@@ -91,6 +91,7 @@ SHUTDOWN_TEXT = "The server shut down before the task finished."
 _SAVE_ATTEMPTS = 3
 _YIELD_SECONDS = 0.0005
 """How often at most an agent's event lets streams run (an agent that awaits lets them anyway)."""
+_CATCH_UP_ATTEMPTS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -1162,10 +1163,7 @@ class TaskManager:
             # The channel may hold chunks past the stored version (published by a run that
             # saves behind, maybe on an instance that died): followers saw them, so the
             # task gets them too, and this status comes after them.
-            events, head = await channel.since(task.id, stored.version)
-            task = _caught_up(task, events or ())
-            new_task = apply_status(task, event, self.config.max_history)
-            saved = await channel.save_after(new_task, stored.owner, stored.version, head, event)
+            new_task, saved = await self._write_after(stored, event)
         else:
             new_task = apply_status(task, event, self.config.max_history)
             saved = await self.store.save(new_task, stored.owner, stored.version)
@@ -1176,6 +1174,33 @@ class TaskManager:
             self.bus.end(task.id)
         self.notify(new_task, event, task.status.state, saved.version)
         return new_task
+
+    async def _write_after(
+        self, stored: StoredTask, event: TaskStatusUpdateEvent
+    ) -> tuple[Task, StoredTask]:
+        """``event`` applied after the channel's events past ``stored`` and saved after them.
+
+        A run still publishing behind (its instance stopped renewing but runs on) can move
+        the channel between the read and the write: read it again, while the task itself
+        stays at ``stored.version`` (else ``ConcurrentUpdateError`` for the caller).
+        """
+        channel = self.channel
+        task_id = stored.task.id
+        for _ in range(_CATCH_UP_ATTEMPTS):
+            events, head = await channel.since(task_id, stored.version)
+            task = _caught_up(stored.task, events or ())
+            new_task = apply_status(task, event, self.config.max_history)
+            try:
+                saved = await channel.save_after(
+                    new_task, stored.owner, stored.version, head, event
+                )
+            except ConcurrentUpdateError:
+                fresh = await self.store.get(task_id, stored.owner)
+                if fresh is None or fresh.version != stored.version:
+                    raise
+                continue  # only the channel moved
+            return new_task, saved
+        raise ConcurrentUpdateError(f"task {task_id}: its channel kept moving")
 
     async def _cancel_run(self, run: TaskRun, text: str | None = None) -> Task:
         """CANCELED first (so nothing the agent does later can win), then stop the agent."""

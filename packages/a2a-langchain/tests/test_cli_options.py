@@ -84,7 +84,10 @@ def test_an_unknown_option_lists_the_valid_ones(capsys: pytest.CaptureFixture[st
     code = main(["serve", TARGET, "--port", "0", "-o", "strem=false"])
     err = capsys.readouterr().err
     assert code == 2
-    assert "unknown option strem for the langchain adapter (LangChainAgent)" in err
+    assert (
+        "unknown option strem (did you mean 'stream'?) for the langchain adapter (LangChainAgent)"
+        in err
+    )
     valid = err.split("valid options: ", 1)[1].split()
     assert {"stream,", "input_key,", "answer_model,", "conversation,"} <= set(valid)
 

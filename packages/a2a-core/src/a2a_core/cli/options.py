@@ -78,8 +78,14 @@ def check_adapter_options(resolved: ResolvedAgent, given: Mapping[str, Any]) -> 
         return
     unknown = sorted(set(given) - set(valid))
     if unknown:
+        from ..server.options import closest  # not on the CLI's import path
+
+        hinted = [
+            f"{name} (did you mean {hint!r}?)" if (hint := closest(name, valid)) else name
+            for name in unknown
+        ]
         raise UsageError(
-            f"unknown option{'s' if len(unknown) > 1 else ''} {_names(unknown)} for the "
+            f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(hinted)} for the "
             f"{resolved.adapter} adapter ({executor_class.__name__}); valid options: "
             f"{', '.join(valid) or 'none'}"
         )

@@ -44,7 +44,13 @@ from .asgi.origin import interfaces_for
 from .asgi.routes import published_interfaces
 from .authorization import OperationScopes
 from .files import FileStore
-from .options import BuildOptions, ServiceOptions, check_agent_options, parse_options
+from .options import (
+    BuildOptions,
+    ServiceOptions,
+    check_agent_options,
+    keyword_names,
+    parse_options,
+)
 from .push_api import PushNotifier
 from .service import A2AService, ConfigurationError
 
@@ -75,7 +81,8 @@ def configure_service(agent: Any, *, card: AgentCard | None = None, **options: A
     ``authenticate`` and plugin lifespan, so ``create_app(service)`` serves
     it with the same auth. An unknown option is a ``TypeError``.
     """
-    return build_service(agent, card=card, options=parse_options(options, app=False), app=False)
+    parsed = parse_options(options, app=False, explicit=keyword_names(configure_service))
+    return build_service(agent, card=card, options=parsed, app=False)
 
 
 def build_service(
@@ -85,7 +92,7 @@ def build_service(
     for the error message listing the valid names)."""
     svc = options.service
     pm = svc.plugin_manager if svc.plugin_manager is not None else get_plugin_manager()
-    check_agent_options(options.agent, declared_options(pm), app=app)
+    check_agent_options(options.agent, declared_options(pm), app=app, explicit=options.explicit)
     opts: Mapping[str, Any] = MappingProxyType(dict(options.agent))
     resolved = resolve_agent(agent, opts, adapter=svc.adapter, plugin_manager=pm)
     the_card = card if card is not None else default_card(resolved, opts)

@@ -23,7 +23,7 @@ from typing import Any
 from .asgi.app import A2AApp
 from .asgi.http import Receive, Scope, Send
 from .builder import CardLike, build_app
-from .options import parse_options
+from .options import keyword_names, parse_options
 from .service import ConfigurationError
 
 __all__ = ["mount"]
@@ -61,7 +61,8 @@ def mount(
             )
         a2a_app = agent
     else:
-        a2a_app = build_app(agent, card=card, options=parse_options(options))
+        parsed = parse_options(options, explicit=keyword_names(mount))
+        a2a_app = build_app(agent, card=card, options=parsed)
     from starlette.routing import Mount, Route
 
     routes: list[Any] = router.routes

@@ -13,16 +13,21 @@ them to ``parse_options``, which sorts them into:
   loaded plugin (its ``A2A_OPTIONS`` attribute, see ``plugins.declared_options``).
 
 A name nobody takes is a ``TypeError`` listing the valid ones, so a typo
-never passes silently.
+never passes silently. The entry points' own keyword parameters (``host``,
+``port``, ``card``...) are in that list and in its "did you mean" hints too
+(``explicit``), and ``create_app``, whose options are all explicit
+parameters, refuses an unknown one the same way (``refuse_unknown_keywords``).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Collection, Mapping, Sequence
+import functools
+import inspect
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from ..errors import HttpStatusMapping
 from ..identity import Authenticator
@@ -46,8 +51,15 @@ __all__ = [
     "BuildOptions",
     "ServiceOptions",
     "check_agent_options",
+    "closest",
+    "keyword_names",
     "parse_options",
+    "refuse_unknown_keywords",
+    "unknown_options_message",
 ]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 CORE_AGENT_OPTIONS: Mapping[str, str] = {
     "name": "the card's name",
@@ -135,10 +147,17 @@ class BuildOptions:
     agent: Mapping[str, Any] = field(default_factory=dict[str, Any])
     service_given: frozenset[str] = frozenset()
     """The service options given explicitly (a ready ``A2AService`` takes none)."""
+    explicit: frozenset[str] = frozenset()
+    """The calling entry point's own keyword parameters (``host``, ``card``...): valid
+    names too, so the message for an unknown one lists and suggests them."""
 
 
-def parse_options(options: Mapping[str, Any], *, app: bool = True) -> BuildOptions:
+def parse_options(
+    options: Mapping[str, Any], *, app: bool = True, explicit: Iterable[str] = ()
+) -> BuildOptions:
     """Sort ``options``; ``app=False`` (``configure_service``) refuses the HTTP ones.
+
+    ``explicit``: the entry point's own keyword parameters (see ``BuildOptions.explicit``).
 
     Agent options are not checked here (that needs the plugins): the builder
     calls ``check_agent_options`` once it has its plugin manager.
@@ -161,26 +180,77 @@ def parse_options(options: Mapping[str, Any], *, app: bool = True) -> BuildOptio
         ServiceOptions(**service_kwargs),
         agent,
         frozenset(service_kwargs),
+        frozenset(explicit),
     )
 
 
 def check_agent_options(
-    options: Collection[str], declared: Mapping[str, str], *, app: bool = True
+    options: Collection[str],
+    declared: Mapping[str, str],
+    *,
+    app: bool = True,
+    explicit: Iterable[str] = (),
 ) -> None:
     """Refuse option names that neither the core nor a loaded plugin takes.
 
-    ``declared`` maps each agent option a plugin declares to that plugin.
+    ``declared`` maps each agent option a plugin declares to that plugin;
+    ``explicit`` names the entry point's own keyword parameters (listed as valid).
     """
     known = {**CORE_AGENT_OPTIONS, **declared}
     unknown = sorted(name for name in options if name not in known)
     if not unknown:
         return
-    valid = sorted({*known, *SERVICE_OPTION_NAMES, *(APP_OPTION_NAMES if app else ())})
-    hints: list[str] = []
-    for name in unknown:
-        close = difflib.get_close_matches(name, valid, n=1)
-        hints.append(f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name))
+    valid = {*known, *SERVICE_OPTION_NAMES, *(APP_OPTION_NAMES if app else ()), *explicit}
     raise TypeError(
-        f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(hints)}. "
-        f"Valid options: {', '.join(valid)} (plugins add theirs through A2A_OPTIONS)"
+        unknown_options_message(unknown, valid) + " (plugins add theirs through A2A_OPTIONS)"
     )
+
+
+def unknown_options_message(unknown: Iterable[str], valid: Iterable[str]) -> str:
+    """ "unknown option 'x' (did you mean 'y'?). Valid options: ...": one wording everywhere."""
+    names = sorted(set(valid))
+    hints: list[str] = []
+    for name in sorted(unknown):
+        close = closest(name, names)
+        hints.append(f"{name!r} (did you mean {close!r}?)" if close else repr(name))
+    plural = "s" if len(hints) > 1 else ""
+    return f"unknown option{plural} {', '.join(hints)}. Valid options: {', '.join(names)}"
+
+
+def closest(name: str, valid: Iterable[str]) -> str | None:
+    """The valid name ``name`` was most likely meant to be (None when none is close)."""
+    found = difflib.get_close_matches(name, list(valid), n=1)
+    return found[0] if found else None
+
+
+def keyword_names(function: Callable[..., Any]) -> frozenset[str]:
+    """The keyword-only parameters of ``function``: its options (not ``**kwargs`` itself)."""
+    return frozenset(
+        p.name
+        for p in inspect.signature(function).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    )
+
+
+def refuse_unknown_keywords(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``function``, refusing an unknown keyword with ``unknown_options_message``.
+
+    For entry points whose options are all explicit parameters (``create_app``):
+    Python's own "unexpected keyword argument" names neither the valid ones nor
+    the one meant.
+    """
+    valid = keyword_names(function)
+    accepted = valid | {
+        p.name
+        for p in inspect.signature(function).parameters.values()
+        if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    }
+
+    @functools.wraps(function)
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        unknown = [name for name in kwargs if name not in accepted]
+        if unknown:
+            raise TypeError(unknown_options_message(unknown, valid))
+        return function(*args, **kwargs)
+
+    return checked

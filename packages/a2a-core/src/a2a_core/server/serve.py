@@ -31,7 +31,7 @@ from .asgi.access import use_log_level
 from .asgi.app import A2AApp
 from .builder import CardLike, build_app, interfaces_for
 from .head_limits import uvicorn_http_options
-from .options import parse_options
+from .options import keyword_names, parse_options
 from .push_api import PushNotifier
 from .service import A2AService
 from .tls import ServerTLS, with_tls_extension
@@ -166,7 +166,11 @@ def _build(
     options: Mapping[str, Any],
     grpc_address: str | None = None,
     tls: ServerTLS | None = None,
+    *,
+    own_keywords: frozenset[str] = frozenset(),
 ) -> A2AApp:
+    """The app through the one builder; ``own_keywords``: the caller's keyword parameters
+    (listed and suggested when an option is unknown)."""
     given = dict(options)
     if tls is not None and tls.mutual:
         from ..mtls import MutualTLSAuth
@@ -182,7 +186,7 @@ def _build(
     return build_app(
         agent_or_service,
         card=card,
-        options=parse_options(given),
+        options=parse_options(given, explicit=own_keywords),
         base_url=base_url,
         grpc_address=grpc_address,
     )
@@ -292,6 +296,7 @@ async def serve_async(
             options,
             grpc_address,
             tls,
+            own_keywords=keyword_names(serve_async),  # serve's are a subset
         )
         server = _A2AServer(_config(app, log_level, graceful_shutdown, tls))
         if grpc is not None:
@@ -408,6 +413,7 @@ async def running_server(
             options,
             grpc_address,
             tls,
+            own_keywords=keyword_names(running_server),
         )
         server = _EmbeddedServer(_config(app, log_level, graceful_shutdown, tls))
         if grpc is not None:

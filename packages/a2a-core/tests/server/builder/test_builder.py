@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+from typing import Any
+
 import httpx
 import pytest
-from a2a_core import configure_service, create_app, running_server
+from a2a_core import configure_service, create_app, mount, running_server, serve, serve_async
 from a2a_core.plugins import create_plugin_manager
 from a2a_core.server import RequestContext
 from a2a_core.server.options import AppOptions, ServiceOptions, parse_options
+from a2a_core.types import AgentCard
 from asgi_server import serving
 
 pytestmark = pytest.mark.timeout(60)
@@ -118,3 +123,77 @@ def test_parse_options_sorts_by_layer() -> None:
     assert parsed.service == ServiceOptions(store_url="memory://")
     assert dict(parsed.agent) == {"name": "n"}
     assert parsed.service_given == {"store_url"}
+
+
+# -- typos in the entry points' own keyword parameters -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typo", "meant"),
+    [("hots", "host"), ("prot", "port"), ("log_levle", "log_level"), ("crad", "card")],
+)
+async def test_a_typo_of_an_explicit_running_server_parameter_is_hinted(
+    typo: str, meant: str
+) -> None:
+    given: dict[str, Any] = {typo: "x"}
+    with pytest.raises(TypeError) as caught:
+        async with running_server(shout, **given):
+            pass  # pragma: no cover
+    message = str(caught.value)
+    assert f"'{typo}' (did you mean '{meant}'?)" in message
+    for valid in ("host", "port", "grpc_port", "tls", "startup_timeout", "store_url"):
+        assert valid in message
+
+
+def test_a_typo_in_serve_is_hinted() -> None:
+    with pytest.raises(TypeError, match=r"'grpc_prot' \(did you mean 'grpc_port'\?\)"):
+        serve(shout, port=0, grpc_prot=0)
+
+
+async def test_a_typo_in_serve_async_is_hinted() -> None:
+    with pytest.raises(TypeError, match=r"'anounce' \(did you mean 'announce'\?\)"):
+        await serve_async(shout, port=0, anounce=True)
+
+
+def test_a_typo_of_configure_services_card_is_hinted() -> None:
+    with pytest.raises(TypeError, match=r"'crad' \(did you mean 'card'\?\)"):
+        configure_service(shout, crad=None)
+
+
+async def test_a_typo_in_create_app_is_hinted_with_the_valid_names() -> None:
+    service = configure_service(shout)
+    with pytest.raises(TypeError) as caught:
+        create_app(service, jsonrpc_pth="/a2a")  # pyright: ignore[reportCallIssue]
+    message = str(caught.value)
+    assert "'jsonrpc_pth' (did you mean 'jsonrpc_path'?)" in message
+    assert "Valid options: authenticate, card, card_max_age" in message
+    assert create_app(service=service).service is service  # by keyword still works
+    await service.aclose()
+
+
+def test_create_app_takes_every_app_option() -> None:
+    """Any option works the same everywhere: each ``AppOptions`` field is a create_app keyword."""
+    taken = set(inspect.signature(create_app).parameters)
+    assert {f.name for f in dataclasses.fields(AppOptions)} <= taken
+
+
+async def test_create_app_signs_the_card_with_card_signer() -> None:
+    service = configure_service(shout)
+    signed: list[str] = []
+
+    def signer(card: AgentCard) -> AgentCard:
+        signed.append(card.name)
+        return card.model_copy(update={"description": "signed"})
+
+    app = create_app(service, card_signer=signer)
+    async with serving(app) as port, httpx.AsyncClient() as http:
+        card = (await http.get(f"http://127.0.0.1:{port}/.well-known/agent-card.json")).json()
+    assert card["description"] == "signed"
+    assert signed
+
+
+def test_a_typo_in_mount_is_hinted() -> None:
+    from starlette.applications import Starlette
+
+    with pytest.raises(TypeError, match=r"'crad' \(did you mean 'card'\?\)"):
+        mount(Starlette(), shout, path="/a", crad=None)

@@ -23,7 +23,7 @@ from ...identity import connection_tls
 from ...types import AgentCard
 from ...wire import DEFAULT_LIMITS, DecodeLimits, dumps
 from ..head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT, head_too_large
-from ..options import AppOptions
+from ..options import AppOptions, refuse_unknown_keywords
 from ..service import A2AService, ConfigurationError
 from . import health
 from .access import ACCESS_KEY, label, logged
@@ -292,6 +292,7 @@ def _published(card: AgentCard, opts: AppOptions, served_base: str | None) -> Pu
     )
 
 
+@refuse_unknown_keywords
 def create_app(
     service: A2AService,
     *,
@@ -306,6 +307,7 @@ def create_app(
     max_header_count: int = DEFAULT_MAX_HEADER_COUNT,
     limits: DecodeLimits = DEFAULT_LIMITS,
     card_max_age: int = 300,
+    card_signer: Callable[[AgentCard], AgentCard] | None = None,
     authenticate: Authenticate | None = None,
     require_auth: bool | None = None,
     sse_ping_interval: float | None = 15.0,
@@ -334,6 +336,7 @@ def create_app(
     - ``max_header_bytes`` (16 KiB) / ``max_header_count`` (100): bounds on the
       request headers; beyond them the answer is 431.
     - ``card_max_age``: ``Cache-Control: max-age`` of the card, in seconds.
+    - ``card_signer``: signs the served card (``a2a_core.signing.CardSigner``).
     - ``authenticate``: ``async (headers) -> Principal | None`` (headers lower-cased);
       default: the service's own (``configure_service`` composes it from the
       auth options). When the card declares security (``require_auth`` None
@@ -358,6 +361,7 @@ def create_app(
         max_header_count=max_header_count,
         limits=limits,
         card_max_age=card_max_age,
+        card_signer=card_signer,
         authenticate=authenticate,
         require_auth=require_auth,
         sse_ping_interval=sse_ping_interval,

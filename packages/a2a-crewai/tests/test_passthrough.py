@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 from a2a_core.client import A2AClient, ClientCredentials
-from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
-from a2a_core.testing.idp import IdentityProvider
+from a2a_core.testing.idp import IdentityProvider, ProtectedAgent, protected_whoami
 from a2a_crewai import A2ATool, RemoteA2AAgent, remote_agent_tool
 from a2a_crewai import running_server as crew_server
 from crewai import Agent, Crew
@@ -32,26 +30,19 @@ CREW = "crew-agent"
 
 
 @pytest.fixture
-async def idp() -> AsyncIterator[IdentityProvider]:
-    async with IdentityProvider(audience=REMOTE) as provider:
-        provider.add_client("crew-svc", "crew-s3cret", scopes=["a2a.send"])
-        yield provider
+async def protected() -> AsyncIterator[ProtectedAgent]:
+    async with protected_whoami(REMOTE, "crew-svc", "crew-s3cret") as agent:
+        yield agent
 
 
 @pytest.fixture
-async def remote(idp: IdentityProvider) -> AsyncIterator[tuple[Any, list[str]]]:
-    seen: list[str] = []
+def idp(protected: ProtectedAgent) -> IdentityProvider:
+    return protected.idp
 
-    async def whoami(context: RequestContext) -> str:
-        """Names the caller."""
-        who = context.principal.id if context.principal is not None else "-"
-        seen.append(who)
-        return f"hello {who}"
 
-    async with running_server(
-        whoami, oidc_issuer=idp.issuer, oidc_audience=REMOTE, operation_scopes={"send": "a2a.send"}
-    ) as srv:
-        yield srv, seen
+@pytest.fixture
+def remote(protected: ProtectedAgent) -> tuple[Any, list[str]]:
+    return protected.server, protected.callers
 
 
 def caller_crew(tool: A2ATool) -> Crew:

@@ -15,9 +15,7 @@ from typing import Any
 import pytest
 from a2a_core.client import A2AClient, ClientCredentials
 from a2a_core.errors import AuthenticationRequiredError
-from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
-from a2a_core.testing.idp import IdentityProvider
+from a2a_core.testing.idp import IdentityProvider, ProtectedAgent, protected_whoami
 
 pytest.importorskip("grpc")
 pytestmark = pytest.mark.timeout(60)
@@ -25,30 +23,22 @@ pytestmark = pytest.mark.timeout(60)
 AUD = "grpc-agent"
 
 
-async def whoami(context: RequestContext) -> str:
-    """Names the caller."""
-    principal = context.principal
-    return f"hello {principal.id if principal else '-'}: {context.text}"
+@pytest.fixture
+async def protected() -> AsyncIterator[ProtectedAgent]:
+    async with protected_whoami(
+        AUD, "svc-g", "s3cret-g", echo=True, publish_token_url=True, grpc_port=0
+    ) as agent:
+        yield agent
 
 
 @pytest.fixture
-async def idp() -> AsyncIterator[IdentityProvider]:
-    async with IdentityProvider(audience=AUD) as provider:
-        provider.add_client("svc-g", "s3cret-g", scopes=["a2a.send"])
-        yield provider
+def idp(protected: ProtectedAgent) -> IdentityProvider:
+    return protected.idp
 
 
 @pytest.fixture
-async def server(idp: IdentityProvider) -> AsyncIterator[Any]:
-    async with running_server(
-        whoami,
-        grpc_port=0,
-        oidc_issuer=idp.issuer,
-        oidc_audience=AUD,
-        oidc_token_url=idp.token_url,
-        operation_scopes={"send": "a2a.send"},
-    ) as srv:
-        yield srv
+def server(protected: ProtectedAgent) -> Any:
+    return protected.server
 
 
 async def _grpc_client(srv: Any, auth: ClientCredentials | None) -> A2AClient:

@@ -27,7 +27,7 @@ from a2a_core.client import (
 from a2a_core.errors import AuthenticationRequiredError, TaskNotFoundError
 from a2a_core.server import RequestContext
 from a2a_core.server.serve import running_server
-from a2a_core.testing.idp import IdentityProvider
+from a2a_core.testing.idp import IdentityProvider, ProtectedAgent, protected_whoami
 from a2a_core.types import TaskState
 
 REMOTE = "remote-agent"
@@ -42,26 +42,19 @@ class Seen:
 
 
 @pytest.fixture
-async def idp() -> AsyncIterator[IdentityProvider]:
-    async with IdentityProvider(audience=REMOTE) as provider:
-        provider.add_client("svc-own", "own-s3cret", scopes=["a2a.send"])
-        yield provider
+async def protected() -> AsyncIterator[ProtectedAgent]:
+    async with protected_whoami(REMOTE, "svc-own", "own-s3cret", echo=True) as agent:
+        yield agent
 
 
 @pytest.fixture
-async def remote(idp: IdentityProvider) -> AsyncIterator[tuple[Any, Seen]]:
-    seen = Seen()
+def idp(protected: ProtectedAgent) -> IdentityProvider:
+    return protected.idp
 
-    async def whoami(context: RequestContext) -> str:
-        """Names the caller."""
-        who = context.principal.id if context.principal is not None else "-"
-        seen.principals.append(who)
-        return f"hello {who}: {context.text}"
 
-    async with running_server(
-        whoami, oidc_issuer=idp.issuer, oidc_audience=REMOTE, operation_scopes={"send": "a2a.send"}
-    ) as srv:
-        yield srv, seen
+@pytest.fixture
+def remote(protected: ProtectedAgent) -> tuple[Any, Seen]:
+    return protected.server, Seen(protected.callers)
 
 
 def own_auth(idp: IdentityProvider) -> ClientCredentials:

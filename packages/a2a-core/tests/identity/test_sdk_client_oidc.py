@@ -14,37 +14,27 @@ from typing import Any
 
 import httpx
 import pytest
-from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
-from a2a_core.testing.idp import IdentityProvider
+from a2a_core.testing.idp import IdentityProvider, ProtectedAgent, protected_whoami
 
 AUD = "sdk-interop-agent"
 
 pytest.importorskip("a2a.client")
 
 
-async def whoami(context: RequestContext) -> str:
-    """Names the caller the server authenticated."""
-    principal = context.principal
-    return f"hello {principal.id if principal else '-'}: {context.text}"
+@pytest.fixture
+async def protected() -> AsyncIterator[ProtectedAgent]:
+    async with protected_whoami(AUD, "sdk-app", "sdk-s3cret", echo=True) as agent:
+        yield agent
 
 
 @pytest.fixture
-async def idp() -> AsyncIterator[IdentityProvider]:
-    async with IdentityProvider(audience=AUD) as provider:
-        provider.add_client("sdk-app", "sdk-s3cret", scopes=["a2a.send"])
-        yield provider
+def idp(protected: ProtectedAgent) -> IdentityProvider:
+    return protected.idp
 
 
 @pytest.fixture
-async def server(idp: IdentityProvider) -> AsyncIterator[Any]:
-    async with running_server(
-        whoami,
-        oidc_issuer=idp.issuer,
-        oidc_audience=AUD,
-        operation_scopes={"send": "a2a.send"},
-    ) as srv:
-        yield srv
+def server(protected: ProtectedAgent) -> Any:
+    return protected.server
 
 
 async def client_credentials_token(idp: IdentityProvider) -> str:

@@ -9,6 +9,12 @@ register clients with ``add_client`` and rotate keys with ``rotate``::
         async with running_server(agent, oidc_issuer=idp.issuer, oidc_audience="my-agent"):
             ...
 
+``protected_whoami`` is the usual pair on top of it: a provider with one
+client-credentials client and, behind it, an agent that names its caller::
+
+    async with protected_whoami("my-agent", "svc", "s3cret") as remote:
+        ...  # remote.url, remote.idp, remote.callers == ["svc", "alice", ...]
+
 Needs the ``[jwt]`` extra (PyJWT with cryptography). Loopback only; never for production.
 """
 
@@ -23,9 +29,9 @@ import secrets
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 import jwt
@@ -33,7 +39,11 @@ import uvicorn
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
-__all__ = ["IdentityProvider", "SigningKey"]
+if TYPE_CHECKING:
+    from ..server.executor import RequestContext
+    from ..server.serve import RunningServer
+
+__all__ = ["IdentityProvider", "ProtectedAgent", "SigningKey", "protected_whoami"]
 
 _Receive = Callable[[], Awaitable[dict[str, Any]]]
 _Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -315,3 +325,72 @@ async def _json(send: _Send, status: int, value: object) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+# -- an agent behind the provider --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProtectedAgent:
+    """A running agent that only answers tokens of ``idp`` (see ``protected_whoami``)."""
+
+    idp: IdentityProvider
+    server: RunningServer
+    callers: list[str]
+    """The principal id of every call the agent answered, in order ("-" for none)."""
+
+    @property
+    def url(self) -> str:
+        """Where the agent is served."""
+        return self.server.url
+
+
+def _whoami(
+    callers: list[str], *, echo: bool = False
+) -> Callable[[RequestContext], Awaitable[str]]:
+    """An agent answering ``hello <caller>`` (``hello <caller>: <text>`` with ``echo``);
+    it appends each caller to ``callers``."""
+
+    async def agent(context: RequestContext) -> str:
+        """Names the caller."""
+        who = context.principal.id if context.principal is not None else "-"
+        callers.append(who)
+        return f"hello {who}: {context.text}" if echo else f"hello {who}"
+
+    return agent
+
+
+@contextlib.asynccontextmanager
+async def protected_whoami(
+    audience: str,
+    client_id: str,
+    client_secret: str,
+    *,
+    scopes: Iterable[str] = ("a2a.send",),
+    echo: bool = False,
+    publish_token_url: bool = False,
+    **server_options: Any,
+) -> AsyncGenerator[ProtectedAgent]:
+    """A test IdP with one client-credentials client, and a ``whoami`` agent behind it.
+
+    The agent (``running_server`` on 127.0.0.1) takes tokens of the provider
+    for ``audience`` and needs the ``a2a.send`` scope to send;
+    ``publish_token_url`` puts the provider's token endpoint on its card (so
+    ``ClientCredentials`` without a ``token_url`` find it). ``server_options``
+    go to ``running_server`` (``grpc_port=0``...).
+    """
+    from ..server.serve import running_server
+
+    async with IdentityProvider(audience=audience) as idp:
+        idp.add_client(client_id, client_secret, scopes=scopes)
+        if publish_token_url:
+            server_options["oidc_token_url"] = idp.token_url
+        callers: list[str] = []
+        async with running_server(
+            _whoami(callers, echo=echo),
+            oidc_issuer=idp.issuer,
+            oidc_audience=audience,
+            operation_scopes={"send": "a2a.send"},
+            **server_options,
+        ) as server:
+            yield ProtectedAgent(idp, server, callers)

@@ -187,14 +187,13 @@ class Telemetry:
             raise
         finally:
             span.end()
-            self.metrics.client_duration.record(
-                time.perf_counter() - started,
-                {
-                    "a2a.operation": name,
-                    "a2a.binding": str(transport.binding),
-                    "a2a.outcome": outcome,
-                },
-            )
+            self._client_time(transport, name, started, outcome)
+
+    def _client_time(self, transport: Any, op: str, started: float, outcome: str) -> None:
+        self.metrics.client_duration.record(
+            time.perf_counter() - started,
+            {"a2a.operation": op, "a2a.binding": str(transport.binding), "a2a.outcome": outcome},
+        )
 
     async def client_stream(
         self,
@@ -204,24 +203,34 @@ class Telemetry:
         options: Any,
         open_stream: Callable[[Any, Any, Any], Awaitable[AsyncGenerator[Any]]],
     ) -> AsyncGenerator[Any]:
-        """Open a stream under a CLIENT span that ends with the stream."""
+        """Open a stream under a CLIENT span that ends with the stream (and is timed to then)."""
         name = str(op.value)
         span = self._client_span(transport, name)
+        started = time.perf_counter()
         try:
             with trace.use_span(span, record_exception=False, set_status_on_exception=False):
                 events = await open_stream(op, request, self._with_trace(span, options))
         except BaseException as exc:
             self._failed(span, exc)
             span.end()
+            self._client_time(transport, name, started, "error")
             raise
-        return self._client_events(span, events)
+        return self._client_events(
+            span, events, lambda outcome: self._client_time(transport, name, started, outcome)
+        )
 
-    async def _client_events(self, span: Span, events: AsyncGenerator[Any]) -> AsyncGenerator[Any]:
+    async def _client_events(
+        self, span: Span, events: AsyncGenerator[Any], timed: Callable[[str], None]
+    ) -> AsyncGenerator[Any]:
+        outcome = "ok"
         try:
             async for event in events:
                 self._note_result(span, event)
                 yield event
+        except GeneratorExit:
+            raise  # the caller stopped reading: not an error of the call
         except BaseException as exc:
+            outcome = "error"
             self._failed(span, exc)
             raise
         finally:
@@ -229,6 +238,7 @@ class Telemetry:
                 await events.aclose()
             finally:
                 span.end()
+                timed(outcome)
 
     # -- server -----------------------------------------------------------------------
     def server_start(self, scope: Mapping[str, Any]) -> ServerSpan:

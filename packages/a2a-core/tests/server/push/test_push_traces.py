@@ -94,3 +94,33 @@ async def _until_both_completed(receiver: Receiver, task_ids: list[str]) -> None
         }
 
     await eventually(lambda: completed() == set(task_ids), what="both tasks' final pushes")
+
+
+async def test_push_deliveries_and_failures_are_counted() -> None:
+    """``a2a.server.push.deliveries`` by outcome; a refused delivery's span is an error."""
+    agent = Gated()
+    with InMemoryTelemetry() as otel:
+        async with (
+            webhook_server() as receiver,
+            running_server(agent, push=True, allow_private_push_targets=True) as srv,
+            A2AClient.for_endpoint(srv.url) as client,
+        ):
+            receiver.statuses = [400]  # the first delivery is refused (not retried), then 200s
+            hook = TaskPushNotificationConfig(url=receiver.url, token="tok")
+            sent = await client.send("a", blocking=False, push_config=hook)
+            assert sent.task is not None
+            agent.release.set()
+            await _until_both_completed(receiver, [sent.task.id])
+            await eventually(
+                lambda: sum(s.name == "a2a.push" for s in otel.spans()) >= len(receiver.requests),
+                what="the push spans to end",
+            )
+        calls = len(receiver.requests)
+        counts = {
+            attributes["a2a.push.outcome"]: value
+            for attributes, value in otel.metrics()["a2a.server.push.deliveries"]
+        }
+        failed = [s for s in otel.spans() if s.name == "a2a.push" and not s.status.is_ok]
+    assert calls >= 2
+    assert counts == {"failed": 1, "delivered": calls - 1}
+    assert len(failed) == 1

@@ -1,6 +1,7 @@
 """Cost of telemetry: blocking-send throughput with it off, installed-but-disabled, and on.
 
     uv run --no-sync python benchmarks/otel_overhead.py [seconds-per-mode]
+        [--rounds N] [--before REF]
 
 Each mode runs in a fresh interpreter: an echo agent served on 127.0.0.1 and one
 ``A2AClient`` sending blocking messages back to back for the given time (after a
@@ -13,15 +14,27 @@ warm-up). Modes:
   whose exporter drops everything (the cost of making spans and metrics, not of
   shipping them).
 
-Prints sends per second per mode (the median of the runs) and the change against ``off``.
+- ``before`` (with ``--before REF``): the core package's sources at git ``REF``
+  (for example the commit before telemetry landed), OpenTelemetry blocked as
+  in ``off``: whether ``off`` is within noise of the code without the hooks.
+
+Prints, per mode, sends per second and process CPU time per send (client and
+server share the process), each the median of the rounds, and the change
+against ``off``. On a shared machine the CPU time per send is the steadier figure.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
 
 _BLOCK = """
 class _Blocker:
@@ -60,40 +73,75 @@ async def main(seconds):
     async with running_server(echo) as srv, A2AClient.for_endpoint(srv.url) as client:
         for _ in range(20):
             await client.send("hi")
-        count, started = 0, time.perf_counter()
+        count, started, cpu = 0, time.perf_counter(), time.process_time()
         while time.perf_counter() - started < seconds:
             await client.send("hi")
             count += 1
-        return count / (time.perf_counter() - started)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        return {{"rate": count / wall, "cpu_us": cpu / count * 1e6}}
 
-print(json.dumps({{"rate": asyncio.run(main({seconds}))}}))
+print(json.dumps(asyncio.run(main({seconds}))))
 """
 
 MODES = {"off": _BLOCK, "disabled": "", "on": _ENABLE}
 
 
-def measure(mode: str, seconds: float) -> float:
-    code = _RUN.format(setup=MODES[mode], seconds=seconds)
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+def sources_at(ref: str) -> str:
+    """The core package's sources at git ``ref``, unpacked into a temporary directory."""
+    target = tempfile.mkdtemp(prefix="a2a-otel-before-")
+    archive = subprocess.run(
+        ["git", "archive", ref, "packages/a2a-core/src"], cwd=REPO, capture_output=True, check=True
     )
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["rate"])
+    subprocess.run(["tar", "-x", "-C", target], input=archive.stdout, check=True)
+    return str(Path(target) / "packages" / "a2a-core" / "src")
+
+
+def measure(setup: str, seconds: float, env: dict[str, str] | None = None) -> dict[str, float]:
+    """One fresh interpreter's sends/s and CPU microseconds per send."""
+    code = _RUN.format(setup=setup, seconds=seconds)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+        env=env,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
-    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
-    rounds = 3
-    rates: dict[str, list[float]] = {mode: [] for mode in MODES}
-    for _ in range(rounds):  # interleaved, so drift in machine load hits every mode alike
-        for mode in MODES:
-            rates[mode].append(measure(mode, seconds))
-    base = statistics.median(rates["off"])
-    print(f"blocking sends/s, median of {rounds} x {seconds:g} s (one client, one echo server)")
-    for mode, values in rates.items():
-        rate = statistics.median(values)
-        change = (rate / base - 1) * 100
-        spread = ", ".join(f"{v:.0f}" for v in values)
-        print(f"  {mode:9s} {rate:7.0f}/s  ({change:+5.1f}% vs off)  runs: {spread}")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("seconds", nargs="?", type=float, default=3.0, help="per mode and round")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before", metavar="REF", help="also run the core's sources at REF")
+    args = parser.parse_args()
+    modes: dict[str, tuple[str, dict[str, str] | None]] = {
+        name: (setup, None) for name, setup in MODES.items()
+    }
+    if args.before:
+        paths = [sources_at(args.before), *filter(None, [os.environ.get("PYTHONPATH")])]
+        modes["before"] = (_BLOCK, {**os.environ, "PYTHONPATH": os.pathsep.join(paths)})
+    runs: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
+    for _ in range(args.rounds):  # interleaved, so drift in machine load hits every mode alike
+        for mode, (setup, env) in modes.items():
+            runs[mode].append(measure(setup, args.seconds, env))
+    base = {k: statistics.median(r[k] for r in runs["off"]) for k in ("rate", "cpu_us")}
+    print(
+        f"blocking sends, median of {args.rounds} x {args.seconds:g} s "
+        "(one client, one echo server, one process)"
+    )
+    if args.before:
+        print(f"  before = the core's sources at {args.before}, OpenTelemetry blocked")
+    for mode, found in runs.items():
+        rate = statistics.median(r["rate"] for r in found)
+        cpu = statistics.median(r["cpu_us"] for r in found)
+        spread = ", ".join(f"{r['rate']:.0f}" for r in found)
+        print(
+            f"  {mode:9s} {rate:7.0f}/s ({(rate / base['rate'] - 1) * 100:+5.1f}%)"
+            f"  {cpu:6.0f} us CPU/send ({(cpu / base['cpu_us'] - 1) * 100:+5.1f}%)"
+            f"  runs/s: {spread}"
+        )
 
 
 if __name__ == "__main__":

@@ -111,7 +111,7 @@ def measure(setup: str, seconds: float, env: dict[str, str] | None = None) -> di
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("seconds", nargs="?", type=float, default=3.0, help="per mode and round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", metavar="REF", help="also run the core's sources at REF")

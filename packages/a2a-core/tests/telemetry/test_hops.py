@@ -46,8 +46,12 @@ async def test_a_gateway_continues_the_trace(otel: Otel) -> None:
     spans = otel.spans()
     by_id = {s.context.span_id: s for s in spans if s.context is not None}
     sends = [s for s in spans if s.name.startswith("lf.a2a.v1.A2AService/Send")]
-    clients = sorted((s for s in sends if s.kind is SpanKind.CLIENT), key=lambda s: s.start_time)
-    servers = sorted((s for s in sends if s.kind is SpanKind.SERVER), key=lambda s: s.start_time)
+    clients = sorted(
+        (s for s in sends if s.kind is SpanKind.CLIENT), key=lambda s: s.start_time or 0
+    )
+    servers = sorted(
+        (s for s in sends if s.kind is SpanKind.SERVER), key=lambda s: s.start_time or 0
+    )
     runs = sorted(otel.named("a2a.agent.run"), key=lambda s: s.start_time or 0)
     assert len(clients) == 2, [s.name for s in spans]
     assert len(servers) == 2, [s.name for s in spans]

@@ -104,14 +104,25 @@ async def test_an_expired_lease_is_taken_once_and_can_be_reacquired(leases: Task
         ("t1", None, "A"),
     ]
     assert await leases.acquire_lease("t0", None, "B", now + 30, now + 2.5) is None  # expired
-    # Of many sweepers, exactly one takes an expired lease.
+    # Of many sweepers, exactly one takes an expired lease: handed to it, not removed.
+    claims = [expired[1].settling_by(f"S{i}") for i in range(6)]
     taken = await asyncio.gather(
-        *(leases.take_expired_lease(expired[1], now + 2.5) for _ in range(6))
+        *(leases.take_expired_lease(expired[1], now + 2.5, c, now + 40) for c in claims)
     )
     assert taken.count(True) == 1
-    assert await leases.take_expired_lease(expired[0], now + 2.5) is False  # B holds it now
-    assert [x.task_id for x in await leases.expired_leases(float("inf"), 10)] == ["t2", "t0"]
-    assert await leases.renew_leases("A", ["t0", "t2"], now + 99) == ["t0"]
+    winner = taken.index(True)
+    held = await leases.lease_of("t1")
+    assert held == Lease("t1", None, claims[winner], now + 40)
+    assert held is not None
+    assert (held.ran_on, held.settler) == ("A", f"S{winner}")
+    assert await leases.acquire_lease("t1", None, "C", now + 30, now + 2.5) == held  # settling
+    assert await leases.take_expired_lease(expired[0], now + 2.5, "S", now + 40) is False  # B's
+    assert [x.task_id for x in await leases.expired_leases(float("inf"), 10)] == ["t2", "t0", "t1"]
+    assert await leases.renew_leases("A", ["t0", "t1", "t2"], now + 99) == ["t0", "t1"]
+    await leases.release_lease("t1", "A")  # no longer A's: kept
+    assert await leases.lease_of("t1") == held
+    await leases.release_lease("t1", claims[winner])  # the settler lets go
+    assert await leases.lease_of("t1") is None
 
 
 # -- two instances in one process ---------------------------------------------------------
@@ -458,6 +469,83 @@ async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent
         assert got.status.message is not None
         assert "(dead-instance) stopped" in (got.status.message.parts[0].text or "")
         assert not agent.started.is_set()
+
+
+@pytest.mark.parametrize("message_reads", ["after the take", "before the take"])
+async def test_a_message_racing_the_settler_is_refused_once_the_task_is_failed(
+    lease_url: str, message_reads: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The startup sweep has taken the orphan's lease but not yet written FAILED when a
+    message continuing the task arrives: it neither starts the agent nor is refused while
+    the task still reads WORKING; it waits for the settler, then is refused.
+
+    (The settler deleted the lease first: a message in that window found the task free
+    and ran its agent again ("after the take"), or, having read the lease just before,
+    lost the take and was refused at once, before the FAILED status existed ("before").
+    A CI flake, about 1 run in 6 under load.)
+    """
+    store = open_task_store(lease_url)
+    assert isinstance(store, TaskLeases)
+    try:
+        await store.create(make_task("orphan", state=TaskState.WORKING), None)
+        now = time.time()
+        await store.acquire_lease("orphan", None, "dead-instance", now - 5, now - 10)
+    finally:
+        await store.aclose()
+    read, taken, gate, saw_settler = (asyncio.Event() for _ in range(4))
+    kind = type(store)
+    take, lease_of = kind.take_expired_lease, kind.lease_of
+
+    async def paused_take(self: Any, lease: Lease, now: float, holder: str, until: float) -> bool:
+        if message_reads == "before the take":
+            await read.wait()
+        got = await take(self, lease, now, holder, until)
+        if got:
+            taken.set()
+            await gate.wait()  # the settler holds the lease; FAILED is not written yet
+        return got
+
+    async def watched_lease_of(self: Any, task_id: str) -> Lease | None:
+        lease = await lease_of(self, task_id)
+        if lease is not None and lease.settler is not None:
+            saw_settler.set()
+        elif lease is not None and not read.is_set():  # the message read the dead lease
+            read.set()
+            await taken.wait()
+        return lease
+
+    monkeypatch.setattr(kind, "take_expired_lease", paused_take)
+    monkeypatch.setattr(kind, "lease_of", watched_lease_of)
+    agent = Blocker()
+    slow_sweep = ManagerConfig(orphan_sweep_seconds=600.0)
+    async with (
+        running_server(agent, store_url=lease_url, config=slow_sweep) as server,
+        await A2AClient.connect(server.url) as client,
+    ):
+        if message_reads == "after the take":
+            await asyncio.wait_for(taken.wait(), 20)
+        sending = asyncio.ensure_future(client.send("hello?", task="orphan"))
+        signals = [asyncio.ensure_future(e.wait()) for e in (saw_settler, agent.started)]
+        await asyncio.wait([sending, *signals], timeout=20, return_when=asyncio.FIRST_COMPLETED)
+        for signal_ in signals:
+            signal_.cancel()
+        answered_early, ran_again = sending.done(), agent.started.is_set()
+        gate.set()
+        if ran_again:
+            sending.cancel()
+        assert not ran_again, "the agent ran again"
+        assert not answered_early, "refused while the task still read WORKING"
+        with pytest.raises(UnsupportedOperationError, match=r"cannot be continued|stopped before"):
+            await sending
+        assert not agent.started.is_set()
+        got = await client.get_task("orphan")
+        assert got.status.state is TaskState.FAILED
+        assert got.status.message is not None
+        assert "(dead-instance) stopped" in (got.status.message.parts[0].text or "")
+        keeper = server.service.manager.leases
+        assert keeper is not None
+        assert keeper.settled_count == 1
+        assert await keeper.leases.lease_of("orphan") is None  # the settler let go
 
 
 class SlowToReturn(AgentExecutor):

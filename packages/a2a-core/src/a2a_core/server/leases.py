@@ -8,6 +8,9 @@ sweeps every ``orphan_sweep_seconds``: a lease past its expiry belongs to an
 instance that stopped renewing (killed, frozen, cut off from the store), so
 the sweeper that takes it settles the task FAILED with a message that says
 so, and publishes that final status so every stream and waiting client ends.
+It holds the lease while it does (handed over, never deleted first), so a
+message continuing the task in that moment waits for the FAILED status
+instead of finding the task free and running its agent again.
 A single-instance store (``sqlite://``) settles every lease of a previous
 life at startup instead of waiting for it to expire.
 
@@ -127,9 +130,9 @@ class LeaseKeeper:
         if not self._closed:
             await self._release(task_id)
 
-    async def _release(self, task_id: str) -> None:
+    async def _release(self, task_id: str, holder: str | None = None) -> None:
         try:
-            await self.leases.release_lease(task_id, self.instance)
+            await self.leases.release_lease(task_id, holder or self.instance)
         except Exception:
             logger.warning("task %s: could not release its lease", task_id, exc_info=True)
 
@@ -231,15 +234,30 @@ class LeaseKeeper:
                 # Ours and alive: the next renewal extends it. At startup every lease of this
                 # instance id is a run of this process (one may still be taking its lease).
                 continue
+            if lease.settler == self.instance and lease.expires_at > now:
+                continue  # this process is settling it (a message to the orphan, at startup)
             if await self.settle(lease, horizon):
                 settled += 1
         return settled
 
     async def settle(self, lease: Lease, now: float | None = None) -> bool:
-        """Take an expired lease and fail its task; True if this call settled a task."""
+        """Take an expired lease and fail its task; True if this call settled a task.
+
+        The lease is held (as ``lease.settling_by(instance)``) until the FAILED status is
+        written: a message continuing the task meanwhile finds it held and waits, instead
+        of finding it free and starting the agent again.
+        """
         when = time.time() if now is None else now
-        if not await self.leases.take_expired_lease(lease, when):
+        holder = lease.settling_by(self.instance)
+        until = time.time() + self.settings.lease_seconds
+        if not await self.leases.take_expired_lease(lease, when, holder, until):
             return False  # renewed meanwhile, or another sweeper got it
+        try:
+            return await self._fail(lease)
+        finally:
+            await self._release(lease.task_id, holder)
+
+    async def _fail(self, lease: Lease) -> bool:
         for _ in range(_SETTLE_ATTEMPTS):
             stored = await self.store.get(lease.task_id, lease.owner)
             if stored is None:
@@ -249,7 +267,7 @@ class LeaseKeeper:
             if previous.is_terminal or previous.is_interrupted:
                 return False  # the run ended; only the release was lost
             try:
-                await self._write_failed(stored, orphan_text(lease.instance))
+                await self._write_failed(stored, orphan_text(lease.ran_on))
             except ConcurrentUpdateError:
                 continue
             except IllegalTransitionError:
@@ -258,7 +276,7 @@ class LeaseKeeper:
             logger.warning(
                 "task %s: settled as failed (instance %s stopped renewing its lease)",
                 task.id,
-                lease.instance,
+                lease.ran_on,
             )
             return True
         return False

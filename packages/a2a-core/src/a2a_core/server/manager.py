@@ -878,30 +878,59 @@ class TaskManager:
         """
         return [task_id for task_id, run in self._active.items() if run.leased]
 
-    async def _refuse_orphan(self, stored: StoredTask) -> None:
+    async def _refuse_orphan(self, stored: StoredTask) -> bool:
         """A task whose run's instance died (expired lease): settle it now and refuse the message.
 
         Restarting the agent silently would run it twice if the first run still
-        holds side effects; the client is told what happened instead.
+        holds side effects; the client is told what happened instead. True when
+        another settler holds the lease: it has let go now, so read the task again
+        (FAILED, unless it had ended before).
         """
         keeper = self.leases
         task = stored.task
         if keeper is None or task.status.state.is_interrupted or task.id in self._active:
-            return
+            return False
         lease = await keeper.leases.lease_of(task.id)
-        if lease is not None and lease.expires_at > time.time():
+        if lease is None:
+            return False  # no run anywhere holds it: an open task (``leaves_task_open``) goes on
+        now = time.time()
+        if lease.expires_at <= now:
+            if await keeper.settle(lease, now):
+                raise UnsupportedOperationError(
+                    f"Task {task.id} was left {task.status.state.value} by a server instance "
+                    "that stopped before it finished; it cannot be continued. Start a new "
+                    "task in the same context"
+                )
+            # Renewed after all, or another settler took it first (or the task had ended).
+        elif lease.settler is None:
             raise UnsupportedOperationError(
                 f"Task {task.id} is running on instance {lease.instance}; "
                 "wait for it to pause or cancel it"
             )
-        if lease is None:
-            return  # no run anywhere holds it: an open task (``leaves_task_open``) goes on
-        await keeper.settle(lease)
-        raise UnsupportedOperationError(
-            f"Task {task.id} was left {task.status.state.value} by a server instance that "
-            "stopped before it finished; it cannot be continued. Start a new task in the "
-            "same context"
-        )
+        await self._wait_for_settler(task.id)
+        return True
+
+    async def _wait_for_settler(self, task_id: str) -> None:
+        """Wait up to ``cancel_grace_seconds`` for the instance settling the task to let go.
+
+        It lets go once the FAILED status is saved and published, so the refusal
+        that follows never reaches a client while the task still reads WORKING.
+        """
+        assert self.leases is not None
+        deadline = time.monotonic() + self.config.cancel_grace_seconds
+        delay = 0.01
+        while True:
+            lease = await self.leases.leases.lease_of(task_id)
+            if lease is None or lease.settler is None or lease.expires_at <= time.time():
+                return
+            if time.monotonic() >= deadline:
+                raise UnsupportedOperationError(
+                    f"Task {task_id} was left running by a server instance that stopped "
+                    f"({lease.ran_on}); instance {lease.settler} is settling it as failed, "
+                    "so it cannot be continued. Start a new task in the same context"
+                )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.2)
 
     async def _settle_orphan(self, stored: StoredTask, text: str) -> None:
         """The sweeper fails an orphaned task: saved, published to every instance's streams.
@@ -1009,7 +1038,8 @@ class TaskManager:
                     f"Task {task_id} is {task.status.state.value} and cannot be continued; "
                     "start a new task in the same context"
                 )
-            await self._refuse_orphan(stored)
+            if await self._refuse_orphan(stored):
+                continue  # another instance was settling it: read what it left
             if message.context_id != task.context_id:
                 message = message.model_copy(update={"context_id": task.context_id})
             continued = continue_task(task, message, self.config.max_history)

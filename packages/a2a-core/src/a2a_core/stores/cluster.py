@@ -23,6 +23,9 @@ from dataclasses import dataclass
 
 __all__ = ["Lease", "SentMessages", "TaskLeases", "send_key"]
 
+_SETTLING = "#settling-by:"
+"""Joins the dead instance's name and its settler's in the holder name of a settling lease."""
+
 
 @dataclass(frozen=True, slots=True)
 class Lease:
@@ -32,6 +35,25 @@ class Lease:
     owner: str | None
     instance: str
     expires_at: float
+
+    @property
+    def settler(self) -> str | None:
+        """The instance settling the task (it took this lease when it expired), else None."""
+        _, mark, settler = self.instance.partition(_SETTLING)
+        return settler if mark else None
+
+    @property
+    def ran_on(self) -> str:
+        """The instance whose run the lease was for (of a settling lease: the one that died)."""
+        return self.instance.partition(_SETTLING)[0]
+
+    def settling_by(self, settler: str) -> str:
+        """The holder name ``settler`` takes this expired lease under while it settles the task.
+
+        Not the settler's own name: its renewals must not extend it, and any instance
+        can tell a task being settled (wait for it) from one running (refuse).
+        """
+        return f"{self.ran_on}{_SETTLING}{settler}"
 
 
 class TaskLeases(ABC):
@@ -60,10 +82,13 @@ class TaskLeases(ABC):
         """Up to ``limit`` leases that expired at ``now`` (oldest first)."""
 
     @abstractmethod
-    async def take_expired_lease(self, lease: Lease, now: float) -> bool:
-        """Remove ``lease`` if it is still that instance's and expired at ``now``.
+    async def take_expired_lease(self, lease: Lease, now: float, holder: str, until: float) -> bool:
+        """Hand ``lease`` to ``holder`` until ``until`` if it is still that instance's and
+        expired at ``now``.
 
-        Atomic: of several sweepers, exactly one gets True and settles the task.
+        Atomic: of several sweepers, exactly one gets True and settles the task. The
+        lease is handed over, not removed: until the settler has written the task's
+        final status and released it, a new message finds the task held, not free.
         """
 
     @abstractmethod

@@ -289,9 +289,11 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
             rows = await cur.fetchall()
         return [Lease(r[0], _owner_of(r[1]), r[2], r[3]) for r in rows]
 
-    async def take_expired_lease(self, lease: Lease, now: float) -> bool:
+    async def take_expired_lease(self, lease: Lease, now: float, holder: str, until: float) -> bool:
         async with await self._connection() as conn:
-            cur = await conn.execute(self._sql.take, (lease.task_id, lease.instance, now))
+            cur = await conn.execute(
+                self._sql.take, (holder, until, lease.task_id, lease.instance, now)
+            )
             return cur.rowcount == 1
 
     async def lease_of(self, task_id: str) -> Lease | None:
@@ -445,7 +447,8 @@ class _Statements:
             " WHERE expires_at <= %s ORDER BY expires_at LIMIT %s"
         )
         self.take = (
-            f"DELETE FROM {leases} WHERE task_id = %s AND instance = %s AND expires_at <= %s"
+            f"UPDATE {leases} SET instance = %s, expires_at = %s"
+            " WHERE task_id = %s AND instance = %s AND expires_at <= %s"
         )
         self.lease = f"SELECT owner, instance, expires_at FROM {leases} WHERE task_id = %s"
         self.remember = (

@@ -176,13 +176,20 @@ end
 return lost
 """
 
-# KEYS: lease hash, lease set. ARGV: id, instance, now (or '' to release whatever the expiry).
-_TAKE = """
-local held = redis.call('HMGET', KEYS[1], 'instance', 'expires')
-if held[1] ~= ARGV[2] then return 0 end
-if ARGV[3] ~= '' and tonumber(held[2]) > tonumber(ARGV[3]) then return 0 end
+# KEYS: lease hash, lease set. ARGV: id, instance.
+_RELEASE = """
+if redis.call('HGET', KEYS[1], 'instance') ~= ARGV[2] then return 0 end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
+"""
+
+# KEYS: lease hash, lease set. ARGV: id, instance, now, new holder, until.
+_TAKE = """
+local held = redis.call('HMGET', KEYS[1], 'instance', 'expires')
+if held[1] ~= ARGV[2] or tonumber(held[2]) > tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], 'instance', ARGV[4], 'expires', ARGV[5])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
 return 1
 """
 
@@ -445,7 +452,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
 
     async def release_lease(self, task_id: str, instance: str) -> None:
         keys = [self._lease_key(task_id), f"{self.prefix}:leases"]
-        await self._script("take", _TAKE, keys, [task_id, instance, ""])
+        await self._script("release", _RELEASE, keys, [task_id, instance])
 
     async def expired_leases(self, now: float, limit: int) -> list[Lease]:
         client = self._connected()
@@ -467,10 +474,10 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
                 )
         return found
 
-    async def take_expired_lease(self, lease: Lease, now: float) -> bool:
+    async def take_expired_lease(self, lease: Lease, now: float, holder: str, until: float) -> bool:
         keys = [self._lease_key(lease.task_id), f"{self.prefix}:leases"]
         when = "1e308" if now == float("inf") else repr(now)
-        args = [lease.task_id, lease.instance, when]
+        args = [lease.task_id, lease.instance, when, holder, repr(until)]
         return int(await self._script("take", _TAKE, keys, args)) == 1
 
     async def lease_of(self, task_id: str) -> Lease | None:

@@ -277,10 +277,14 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
 
         return await self._run(expired)
 
-    async def take_expired_lease(self, lease: Lease, now: float) -> bool:
+    async def take_expired_lease(self, lease: Lease, now: float, holder: str, until: float) -> bool:
         def take(conn: sqlite3.Connection) -> bool:
-            sql = "DELETE FROM a2a_leases WHERE task_id = ? AND instance = ? AND expires_at <= ?"
-            return conn.execute(sql, (lease.task_id, lease.instance, now)).rowcount == 1
+            sql = (
+                "UPDATE a2a_leases SET instance = ?, expires_at = ?"
+                " WHERE task_id = ? AND instance = ? AND expires_at <= ?"
+            )
+            args = (holder, until, lease.task_id, lease.instance, now)
+            return conn.execute(sql, args).rowcount == 1
 
         return await self._run(take)
 

@@ -443,9 +443,9 @@ async def test_a_frozen_instance_streaming_on_stops_at_the_settled_status(
 
 
 async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent(
-    shared_url: str,
+    lease_url: str,
 ) -> None:
-    store = open_task_store(shared_url)
+    store = open_task_store(lease_url)
     assert isinstance(store, TaskLeases)
     try:
         # A task left WORKING by an instance that died (its lease expired long ago).
@@ -458,7 +458,7 @@ async def test_a_message_to_an_orphan_settles_it_instead_of_restarting_the_agent
     agent = Blocker()
     slow_sweep = ManagerConfig(orphan_sweep_seconds=600.0)
     async with (
-        running_server(agent, store_url=shared_url, config=slow_sweep) as server,
+        running_server(agent, store_url=lease_url, config=slow_sweep) as server,
         await A2AClient.connect(server.url) as client,
     ):
         await asyncio.sleep(0.2)  # the first sweep at startup may settle it: either way it ends

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import warnings
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
@@ -305,3 +307,24 @@ def test_new_id_is_a_random_uuid4() -> None:
         parsed = uuid.UUID(value)
         assert parsed.version == 4
         assert str(parsed) == value
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_never_hands_out_its_parents_ids() -> None:
+    """Ids are made in batches: a child must not inherit the parent's unused ones."""
+    t.new_id()  # the parent holds a batch
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork with threads
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.close(read)
+        os.write(write, "\n".join(t.new_id() for _ in range(8)).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        child = set(pipe.read().split())
+    os.waitpid(pid, 0)
+    parent = {t.new_id() for _ in range(8)}
+    assert len(child) == 8
+    assert not child & parent

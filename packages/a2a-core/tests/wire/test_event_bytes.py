@@ -127,3 +127,19 @@ def test_task_json_is_the_models_json(task: t.Task) -> None:
     for edge in _edge_events():
         if isinstance(edge, t.Task):
             assert task_json(edge) == dumps(edge)
+
+
+@settings(max_examples=30)
+@given(s.tasks(), s.tasks())
+def test_a_task_encoded_twice_gives_its_own_bytes_each_time(first: t.Task, other: t.Task) -> None:
+    """The store's encoding of a finished task is reused for the send result (the same
+    object), and never for another task."""
+    codec = V10Codec()
+    for task in (first, other, first):
+        assert task_json(task) == dumps(task)
+        assert codec.encode_result_json(Operation.SEND_MESSAGE, task) == dumps(
+            codec.encode_result(Operation.SEND_MESSAGE, task)
+        )
+        changed = task.model_copy(update={"id": task.id + "x"})
+        assert task_json(changed) == dumps(changed)
+        assert codec.encode_event_json(changed) == dumps(t.StreamResponse.wrap(changed))

@@ -145,6 +145,8 @@ _WRAPPED: dict[type, tuple[str, Any]] = {
 
 def event_json(event: object) -> bytes | None:
     """The 1.0 ``StreamResponse`` JSON of ``event`` (None: not one of the exact event types)."""
+    if type(event) is Task:
+        return b'{"task":' + _task_bytes(event) + b"}"
     entry = _WRAPPED.get(type(event))
     if entry is None:
         return None
@@ -157,4 +159,21 @@ def task_json(task: Task) -> bytes | None:
     """The task's JSON as ``dumps(task)`` gives it (None: not exactly a ``Task``)."""
     if type(task) is not Task:
         return None
-    return _to_json(_task(task), by_alias=True, bytes_mode="base64", inf_nan_mode="null")
+    return _task_bytes(task)
+
+
+_last: tuple[Task, bytes] | None = None
+"""The task last encoded and its JSON: a blocking send's result is the task the store
+has just encoded (the memory store keeps finished tasks as JSON), so it is encoded once.
+Tasks are never modified in place (``snapshot``'s rule), so the same object has the
+same JSON."""
+
+
+def _task_bytes(task: Task) -> bytes:
+    global _last
+    last = _last
+    if last is not None and last[0] is task:
+        return last[1]
+    data = _to_json(_task(task), by_alias=True, bytes_mode="base64", inf_nan_mode="null")
+    _last = (task, data)
+    return data

@@ -273,6 +273,24 @@ def test_format_timestamp(value: datetime, text: str) -> None:
     assert t.format_timestamp(value) == text
 
 
+@given(
+    st.datetimes(
+        min_value=datetime(2, 1, 1),
+        max_value=datetime(9998, 12, 31),
+        timezones=st.sampled_from([None, UTC, timezone(timedelta(hours=-9, minutes=-30))]),
+    )
+)
+def test_format_timestamp_is_rfc3339_utc_with_millis_or_micros(value: datetime) -> None:
+    utc = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    micros = utc.microsecond
+    fraction = f"{micros // 1000:03d}" if micros % 1000 == 0 else f"{micros:06d}"
+    expected = (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:"
+        f"{utc.second:02d}.{fraction}Z"
+    )
+    assert t.format_timestamp(value) == expected
+
+
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.(\d{3}|\d{6})Z$")
 
 

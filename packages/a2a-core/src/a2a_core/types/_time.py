@@ -14,17 +14,12 @@ __all__ = ["format_timestamp", "parse_timestamp"]
 
 def format_timestamp(value: datetime) -> str:
     """RFC 3339 in UTC with a ``Z`` suffix; milliseconds unless finer precision is set."""
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    value = value.astimezone(UTC)
-    micros = value.microsecond
-    base = (
-        f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
-        f"T{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
-    )
-    if micros % 1000 == 0:
-        return f"{base}.{micros // 1000:03d}Z"
-    return f"{base}.{micros:06d}Z"
+    if value.tzinfo is not UTC:
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    # isoformat (C) ends in "+00:00" for UTC: a quarter cheaper than formatting the fields.
+    if value.microsecond % 1000:
+        return value.isoformat(timespec="microseconds")[:-6] + "Z"
+    return value.isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def _to_utc(value: Any) -> Any:

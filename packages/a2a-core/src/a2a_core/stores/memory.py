@@ -64,7 +64,8 @@ class _Entry:
             self._live_size = 0  # a small int: shared, no per-entry object
         else:
             self._data = task
-            self._live_size = _LIVE_FACTOR * len(_to_json(task)) + _ENTRY_OVERHEAD
+            size = len(task_json(task) or _to_json(task))  # the same bytes; task_json is faster
+            self._live_size = _LIVE_FACTOR * size + _ENTRY_OVERHEAD
 
     @property
     def size(self) -> int:

@@ -143,3 +143,15 @@ def test_a_task_encoded_twice_gives_its_own_bytes_each_time(first: t.Task, other
         changed = task.model_copy(update={"id": task.id + "x"})
         assert task_json(changed) == dumps(changed)
         assert codec.encode_event_json(changed) == dumps(t.StreamResponse.wrap(changed))
+
+
+def test_encoding_a_task_keeps_nothing_alive() -> None:
+    import gc
+    import weakref
+
+    task = t.Task(id="t", context_id="c", status=t.TaskStatus(state=t.TaskState.COMPLETED))
+    assert task_json(task) == dumps(task)
+    ref = weakref.ref(task)
+    del task
+    gc.collect()
+    assert ref() is None

@@ -15,6 +15,7 @@ store's finished tasks.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import pydantic_core
@@ -162,18 +163,18 @@ def task_json(task: Task) -> bytes | None:
     return _task_bytes(task)
 
 
-_last: tuple[Task, bytes] | None = None
-"""The task last encoded and its JSON: a blocking send's result is the task the store
-has just encoded (the memory store keeps finished tasks as JSON), so it is encoded once.
-Tasks are never modified in place (``snapshot``'s rule), so the same object has the
-same JSON."""
+_last: tuple[weakref.ref[Task], bytes] | None = None
+"""The task last encoded (weakly: this keeps nothing alive) and its JSON: a blocking
+send's result is the task the store has just encoded (the memory store keeps finished
+tasks as JSON), so it is encoded once. Tasks are never modified in place
+(``snapshot``'s rule), so the same object has the same JSON."""
 
 
 def _task_bytes(task: Task) -> bytes:
     global _last
     last = _last
-    if last is not None and last[0] is task:
+    if last is not None and last[0]() is task:
         return last[1]
     data = _to_json(_task(task), by_alias=True, bytes_mode="base64", inf_nan_mode="null")
-    _last = (task, data)
+    _last = (weakref.ref(task), data)
     return data

@@ -274,10 +274,11 @@ def test_format_timestamp(value: datetime, text: str) -> None:
 
 
 @given(
-    st.datetimes(
+    st.datetimes(min_value=datetime(2, 1, 1), max_value=datetime(9998, 12, 31))
+    | st.datetimes(
         min_value=datetime(2, 1, 1),
         max_value=datetime(9998, 12, 31),
-        timezones=st.sampled_from([None, UTC, timezone(timedelta(hours=-9, minutes=-30))]),
+        timezones=st.sampled_from([UTC, timezone(timedelta(hours=-9, minutes=-30))]),
     )
 )
 def test_format_timestamp_is_rfc3339_utc_with_millis_or_micros(value: datetime) -> None:

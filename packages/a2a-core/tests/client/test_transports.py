@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 import httpx
 import pytest
@@ -270,6 +270,23 @@ async def test_rest_0_3_uses_v1_routes(rec: tuple[Recorder, str]) -> None:
     ]
     assert "a2a-version" not in recorder.seen[0].headers
     assert recorder.seen[0].body["message"]["content"] == [{"text": "hi"}]
+
+
+async def test_rest_urls_parsed_once_still_follow_each_call(rec: tuple[Recorder, str]) -> None:
+    """The HTTP+JSON client keeps a few parsed URLs: each call still goes to its own
+    path, past the number kept and back to an evicted one."""
+    recorder, url = rec
+    recorder.handler = lambda seen: (
+        200,
+        dumps({**TASK, "id": unquote(seen.path.rsplit("/", 1)[1])}),
+        "application/json",
+    )
+    ids = [f"t{i}" for i in range(80)] + ["t0", "t79", "a b:c"]
+    async with rest(url) as client:
+        for task_id in ids:
+            await client.get_task(task_id)
+    paths = [s.path for s in recorder.seen]
+    assert paths == [f"/api/tasks/{i}" for i in ids[:-1]] + ["/api/tasks/a%20b%3Ac"]
 
 
 async def test_auth_headers_and_httpx_auth_are_sent(rec: tuple[Recorder, str]) -> None:

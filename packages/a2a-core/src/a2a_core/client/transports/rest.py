@@ -50,6 +50,7 @@ __all__ = ["RestTransport", "from_interface"]
 
 _EVENT_STREAM = "text/event-stream"
 _EVENT_MEMBERS = ("task", "message", "statusUpdate", "artifactUpdate", "msg")
+_URLS_KEPT = 64
 
 
 class _Route(NamedTuple):
@@ -142,6 +143,19 @@ class RestTransport:
         self._headers = headers
         self._content_type = "application/a2a+json" if version != "0.3" else "application/json"
         self._limits = self.settings.limits
+        self._urls: dict[str, httpx.URL] = {}
+
+    def _url(self, path: str) -> httpx.URL:
+        """The call's URL, parsed once per distinct URL (not on every call); the few
+        most recent are kept."""
+        text = self.base + path
+        url = self._urls.get(text)
+        if url is None:
+            url = httpx.URL(text)
+            if len(self._urls) >= _URLS_KEPT:
+                del self._urls[next(iter(self._urls))]
+            self._urls[text] = url
+        return url
 
     def _route(self, op: Operation, request: BaseModel) -> _Route:
         if self.version == "1.0":
@@ -161,7 +175,7 @@ class RestTransport:
             content = route.body if isinstance(route.body, bytes) else dumps(route.body)
         return self._http.build_request(
             method or route.method,
-            self.base + route.path,
+            self._url(route.path),
             params=route.query or None,
             content=content,
             headers=headers,

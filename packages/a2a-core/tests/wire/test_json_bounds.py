@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from a2a_core.errors import (
     PayloadTooLargeError,
 )
 from a2a_core.wire import DEFAULT_LIMITS, DecodeLimits, Operation, V10Codec, dumps, loads
+from a2a_core.wire._json import may_overflow
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -94,7 +96,16 @@ def test_non_finite_literals_are_parse_errors(data: bytes) -> None:
 
 
 @pytest.mark.parametrize(
-    "data", [b'{"x": 1e400}', b"[-1E+999]", b'{"a": [{"b": 12.5e308}]}', b"1e309"]
+    "data",
+    [
+        b'{"x": 1e400}',
+        b"[-1E+999]",
+        b'{"a": [{"b": 12.5e308}]}',
+        b"1e309",
+        b'{"x": -1' + b"0" * 400 + b".5}",
+        b"[2" + b"0" * 308 + b".0]",
+        b"[1" + b"0" * 269 + b"E40]",
+    ],
 )
 def test_overflowing_number_is_refused(data: bytes) -> None:
     """A literal that overflows a double would become inf, which JSON cannot carry back."""
@@ -102,9 +113,51 @@ def test_overflowing_number_is_refused(data: bytes) -> None:
         loads(data)
 
 
-@pytest.mark.parametrize("data", [b"1e308", b"[1e-400]", b'{"x": 1.5e100}', b'"1e400"'])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"1e308",
+        b"[1e-400]",
+        b'{"x": 1.5e100}',
+        b'"1e400"',
+        b"[1" + b"0" * 308 + b".0]",
+        b"[1" + b"0" * 400 + b"]",
+        b"[1" + b"0" * 269 + b"E30]",
+        b'"' + b"9" * 400 + b'"',
+    ],
+)
 def test_large_but_finite_numbers_pass(data: bytes) -> None:
     assert loads(data) == json.loads(data)
+
+
+NUMBER_LITERALS = st.builds(
+    lambda sign, whole, fraction, exponent: (
+        sign + whole + (("." + fraction) if fraction else "") + exponent
+    ).encode(),
+    st.sampled_from(["", "-"]),
+    st.just("0")
+    | st.builds(
+        lambda first, repeated, count: str(first) + str(repeated) * count,
+        st.integers(1, 9),
+        st.integers(0, 9),
+        st.integers(0, 400),
+    ),
+    st.from_regex(r"[0-9]{0,5}", fullmatch=True),
+    st.from_regex(r"([eE][+-]?[0-9]{1,5})?", fullmatch=True),
+)
+
+
+@given(NUMBER_LITERALS)
+def test_every_overflowing_literal_is_suspected(literal: bytes) -> None:
+    """``may_overflow`` (the cheap pre-check that decides whether to look for inf) never
+    misses a literal that overflows a double."""
+    value = json.loads(literal)
+    if isinstance(value, float) and math.isinf(value):
+        assert may_overflow(b'{"n": [' + literal + b"]}")
+        with pytest.raises(JSONParseError):
+            loads(literal)
+    else:
+        assert loads(literal) == value
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +15,7 @@ from ...errors import (
     InvalidRequestError,
     PayloadTooLargeError,
 )
-from ...wire._json import DEFAULT_LIMITS, DecodeLimits, loads
+from ...wire._json import DEFAULT_LIMITS, DecodeLimits, loads, may_overflow
 from ...wire.errors_wire import decode_rest_error
 from ..errors import A2AConnectionError, A2ATimeoutError
 from .base import CallOptions, StreamPosition
@@ -175,9 +174,6 @@ def parse_json(body: bytes | str, limits: DecodeLimits) -> Any:
         raise InvalidAgentResponseError(f"The agent sent invalid JSON: {exc.message}") from None
 
 
-_BIG_EXPONENT = re.compile(rb"[0-9.][eE][+-]?[0-9]{3}")
-
-
 def validate_json_directly(body: bytes, limits: DecodeLimits) -> bool:
     """Whether ``body`` may be validated into models straight from its bytes.
 
@@ -190,7 +186,7 @@ def validate_json_directly(body: bytes, limits: DecodeLimits) -> bool:
         body.count(b"{") + body.count(b"[") <= limits.max_depth
         and b"NaN" not in body
         and b"Infinity" not in body
-        and _BIG_EXPONENT.search(body) is None
+        and not may_overflow(body)
     )
 
 

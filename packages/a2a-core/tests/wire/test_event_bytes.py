@@ -155,3 +155,36 @@ def test_encoding_a_task_keeps_nothing_alive() -> None:
     del task
     gc.collect()
     assert ref() is None
+
+
+def _replayed_after_pack(events: list[t.StreamEvent]) -> list[t.StreamEvent]:
+    """The events as a ``MemoryEventBus`` replays them after their stream ended (packed)."""
+    from a2a_core.server import MemoryEventBus
+
+    bus = MemoryEventBus()
+    bus.record("t", 0)
+    for i, event in enumerate(events, 1):
+        bus.publish("t", event, i)
+    bus.end("t")
+    sub = bus.subscribe("t", after=0)
+    replayed = [item[1] for item in sub._items]  # type: ignore[index]  # pyright: ignore[reportPrivateUsage, reportIndexIssue, reportUnknownVariableType, reportUnknownMemberType]
+    sub.close()
+    return replayed  # pyright: ignore[reportUnknownVariableType]
+
+
+@settings(max_examples=40)
+@given(s.events())
+def test_a_packed_replay_buffer_gives_back_equal_events_and_bytes(event: t.StreamEvent) -> None:
+    """A finished stream's events are kept as their JSON and decoded for a replay.
+
+    Equal on the wire (an empty string the JSON omits comes back as None).
+    """
+    events = [event, *_edge_events()]
+    replayed = _replayed_after_pack(events)
+    assert replayed[0] == event
+    v10 = V10Codec()
+    assert [v10.encode_event_json(e) for e in replayed] == [
+        v10.encode_event_json(e) for e in events
+    ]
+    v03 = V03JsonRpcCodec()
+    assert v03.encode_event_json(replayed[0]) == v03.encode_event_json(event)

@@ -1,6 +1,7 @@
 """CPU and cProfile of our streaming send (``SendStreamingMessage``, 100 artifact chunks).
 
     uv run python benchmarks/profile_stream.py [--n 300] [--chunks 100] [--runs 3] [--no-profile]
+        [--before REF]
 
 The echo agent (``echo_app``, task mode, ``ECHO_CHUNKS``) is called as an ASGI app in
 process (no HTTP server, no sockets: the A2A layer alone, as the in-process table of
@@ -9,6 +10,8 @@ artifact chunks, the final status) as SSE. First it prints the CPU per stream an
 event (``time.process_time``, median of ``--runs`` fresh processes, profiler off), then,
 unless ``--no-profile``, one profiled run: self time by component, the functions with the
 most self time and ours by cumulative time (inflated by cProfile: compare shares).
+``--before REF`` also measures the core's sources at git ``REF`` (first on ``PYTHONPATH``),
+each run right after one of ours (interleaved), and prints both medians.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -81,10 +85,30 @@ asyncio.run(main())
 """
 
 
-def run_once(settings: h.Settings, n: int, chunks: int, profile: Path | None) -> float:
+def sources_at(ref: str) -> str:
+    """The core package's sources at git ``ref``, unpacked into a temporary directory."""
+    target = tempfile.mkdtemp(prefix="a2a-stream-before-")
+    archive = subprocess.run(
+        ["git", "archive", ref, "packages/a2a-core/src"],
+        cwd=h.REPO,
+        capture_output=True,
+        check=True,
+    )
+    subprocess.run(["tar", "-x", "-C", target], input=archive.stdout, check=True)
+    return str(Path(target) / "packages" / "a2a-core" / "src")
+
+
+def run_once(
+    settings: h.Settings, n: int, chunks: int, profile: Path | None, sources: str | None = None
+) -> float:
     """CPU µs per stream in a fresh process pinned to the server core."""
+    extra: dict[str, Any] = {}
+    if sources is not None:
+        paths = [sources, *filter(None, [settings.base_env.get("PYTHONPATH")])]
+        extra["PYTHONPATH"] = os.pathsep.join(paths)
     env = {
         **settings.base_env,
+        **extra,
         "ECHO_MODE": "task",
         "ECHO_CHUNKS": str(chunks),
         "BENCH_BODIES": str(settings.tools / "bodies"),
@@ -106,17 +130,29 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--python", default=None)
+    ap.add_argument("--before", metavar="REF", help="also measure the core's sources at REF")
     args = ap.parse_args()
     out = Path(tempfile.mkdtemp(prefix="a2a-prof-stream-"))
     settings = h.Settings.detect(args.python, out)
     events = args.chunks + 2
-    samples = [run_once(settings, args.n, args.chunks, None) for _ in range(args.runs)]
-    med = statistics.median(samples)
+    before = sources_at(args.before) if args.before else None
+    samples: list[float] = []
+    earlier: list[float] = []
+    for _ in range(args.runs):
+        samples.append(run_once(settings, args.n, args.chunks, None))
+        if before is not None:
+            earlier.append(run_once(settings, args.n, args.chunks, None, before))
     print(
         f"In process, {events} events per stream, {args.n} streams x {args.runs} runs; "
-        f"load average {os.getloadavg()[0]:.1f}: CPU {med:,.0f} µs per stream "
-        f"({med / events:.1f} µs per event; runs: {', '.join(f'{s:,.0f}' for s in samples)})"
+        f"load average {os.getloadavg()[0]:.1f}:"
     )
+    for name, runs in (("ours", samples), (f"before ({args.before})", earlier)):
+        if runs:
+            med = statistics.median(runs)
+            print(
+                f"  {name}: CPU {med:,.0f} µs per stream ({med / events:.1f} µs per event; "
+                f"runs: {', '.join(f'{s:,.0f}' for s in runs)})"
+            )
     if not args.no_profile:
         prof = out / "ours_stream_inproc.prof"
         run_once(settings, max(args.n // 3, 1), args.chunks, prof)

@@ -188,3 +188,32 @@ def test_a_packed_replay_buffer_gives_back_equal_events_and_bytes(event: t.Strea
     ]
     v03 = V03JsonRpcCodec()
     assert v03.encode_event_json(replayed[0]) == v03.encode_event_json(event)
+
+
+def test_a_sent_events_bytes_are_packed_once_and_the_memory_stays_bounded() -> None:
+    """The stream's encoding is reused by the replay buffer; Tasks, big events: never kept."""
+    from a2a_core.types import _json
+
+    def chunk(text: str) -> t.TaskArtifactUpdateEvent:
+        return t.TaskArtifactUpdateEvent(
+            task_id="t",
+            context_id="c",
+            artifact=t.Artifact(artifact_id="a", parts=[t.Part(text=text)]),
+        )
+
+    _json._SENT.clear()  # pyright: ignore[reportPrivateUsage]
+    event = chunk("x")
+    data = _json.sent_event_json(event)
+    assert data == _json.event_json(event)
+    assert _json.packed_event_json(event) is data
+    assert _json.packed_event_json(event) == data  # encoded again: taken once
+    assert not _json._SENT  # pyright: ignore[reportPrivateUsage]
+    task = t.Task(id="t", context_id="c", status=t.TaskStatus(state=t.TaskState.WORKING))
+    big = chunk("y" * (1 << 20))
+    for other in (task, big):
+        assert _json.sent_event_json(other) == _json.event_json(other)
+    assert not _json._SENT  # pyright: ignore[reportPrivateUsage]
+    for i in range(3000):
+        _json.sent_event_json(chunk(str(i)))
+    assert 0 < len(_json._SENT) <= 1024  # pyright: ignore[reportPrivateUsage]
+    _json._SENT.clear()  # pyright: ignore[reportPrivateUsage]

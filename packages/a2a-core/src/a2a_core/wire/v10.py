@@ -20,7 +20,7 @@ from ..types import (
     StreamResponse,
     Task,
 )
-from ..types._json import event_json
+from ..types._json import event_json, sent_event_json
 from ._json import dumps
 from .codec import REQUEST_TYPES, Codec, validation_message
 from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v10
@@ -83,7 +83,7 @@ class V10Codec(Codec):
     def encode_event_json(self, event: StreamEvent) -> bytes:
         # The StreamResponse bytes without building (and validating) a wrapper per event,
         # nor calling back into Python per optional field.
-        data = event_json(event)
+        data = sent_event_json(event)
         if data is None:  # a subclass: the wrapper decides
             return dumps(StreamResponse.wrap(event))
         return data

@@ -28,7 +28,7 @@ from a2a_core.types import (
 )
 from a2a_core.types._json import event_json
 from a2a_core.wire.operations import Operation
-from server_core_support import CALL, ServiceFactory, send
+from server_core_support import CALL, ServiceFactory, eventually, send
 
 CHUNKS = 50
 
@@ -75,6 +75,7 @@ async def test_a_finished_stream_leaves_a_few_tracked_objects_not_one_per_event(
     for _ in range(4):
         events = await _stream(service, CALL)
         assert len(events) == CHUNKS + 2
+    await eventually(lambda: service.manager.active_count == 0)  # the runs ended (packed)
     # Held as objects, each event of a finished stream kept about ten alive: 2,000 here.
     assert _tracked_under(bus._rings) < 20  # pyright: ignore[reportPrivateUsage]
 

@@ -201,6 +201,14 @@ class TaskRun:
         cannot speak for it."""
         self._lock = asyncio.Lock()
         self._emitted = False
+        config = manager.config
+        self._hold_delay = config.store_coalesce_seconds if manager.store.write_behind else 0.0
+        """How long artifact chunks may wait to be saved (0: saved one by one): the
+        config and the store's kind, fixed for the run (read once, not per event)."""
+        self._channel_behind = manager.channel.write_behind
+        """Whether the channel takes chunks before they are saved (when it is shared)."""
+        self._offloads = manager.files is not None and context.call.base_url is not None
+        """Whether large files leave the events (a file store and a URL to serve them)."""
         self._yielded = float("-inf")
         """When (``time.monotonic()``) an event last let the streams run."""
 
@@ -230,7 +238,7 @@ class TaskRun:
         """Apply an agent's event (the updater calls this)."""
         async with self._lock:
             if (
-                self.state is TaskState.CANCELED
+                self._task.status.state is TaskState.CANCELED
                 and isinstance(event, TaskStatusUpdateEvent)
                 and event.status.state is TaskState.CANCELED
             ):
@@ -256,26 +264,33 @@ class TaskRun:
         if self.reply is not None:
             raise IllegalTransitionError("the agent already replied with a message")
         task = self._task  # its id and state: held artifact chunks change neither
-        files = self.manager.files
-        base_url = self.context.call.base_url
-        if (
-            files is not None
-            and base_url is not None
-            and isinstance(event, Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent)
-        ):
-            direct_reply = isinstance(event, Message) and self.allow_reply and not self._emitted
-            event = await files.offload(
-                event,
-                base_url=base_url,
-                task_id=task.id,
-                owner=owner_principal(self.owner),
-                task_owner=self.owner,
-                task_bound=not direct_reply,
-            )
-        if isinstance(event, Message):
+        manager = self.manager
+        if self._offloads:  # else neither is set, for the whole run
+            files = manager.files
+            base_url = self.context.call.base_url
+            if (
+                files is not None
+                and base_url is not None
+                and isinstance(event, Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent)
+            ):
+                direct_reply = isinstance(event, Message) and self.allow_reply and not self._emitted
+                event = await files.offload(
+                    event,
+                    base_url=base_url,
+                    task_id=task.id,
+                    owner=owner_principal(self.owner),
+                    task_owner=self.owner,
+                    task_bound=not direct_reply,
+                )
+        chunk: TaskArtifactUpdateEvent | None = None
+        if isinstance(event, TaskArtifactUpdateEvent):  # first: most events are chunks
+            if event.task_id != task.id or event.context_id != task.context_id:
+                event = event.model_copy(update={"task_id": task.id, "context_id": task.context_id})
+            chunk = event
+        elif isinstance(event, Message):
             if self.allow_reply and not self._emitted:
                 self.reply = _as_reply(event, task)
-                self.manager.bus.publish(task.id, self.reply, NO_ID)
+                manager.bus.publish(task.id, self.reply, NO_ID)
                 self.settled.set()
                 return
             # Within a task, a reply message is the agent's final answer.
@@ -284,7 +299,7 @@ class TaskRun:
                 context_id=task.context_id,
                 status=TaskStatus.now(TaskState.COMPLETED, _in_task(event, task)),
             )
-        elif isinstance(event, (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)):
+        elif isinstance(event, TaskStatusUpdateEvent):
             event = _owned(event, task)
         else:
             raise IllegalTransitionError(f"agents may not emit {type(event).__name__} events")
@@ -292,17 +307,21 @@ class TaskRun:
         new_task: Task | None = None
         published = False
         flush_due = False
-        if isinstance(event, TaskArtifactUpdateEvent) and self._coalesces():
-            flush_due = await self._hold(event)
+        channel = manager.channel
+        shared = channel.shared
+        if chunk is not None and self._coalesces(shared):
+            flush_due = await self._hold(chunk, shared)
             published = True  # to the shared channel, if any, by ``_hold``
+            if shared:
+                shared = channel.shared  # read again after awaiting the channel
         else:
             new_task, published = await self._save(event)
             if new_task.status.state.is_interrupted:
-                await self.manager.let_go(self)
+                await manager.let_go(self)
+            shared = channel.shared
         self._emitted = True
-        manager = self.manager
         version = self.version
-        if manager.channel.shared:
+        if shared:
             if not published:
                 await manager.send_to_channel(task.id, version, event, self.published)
             self.published = version
@@ -318,7 +337,7 @@ class TaskRun:
             # run's task and version while the save is awaited must not get it twice.
             await self._flush()  # an agent that never yields still gets its chunks saved
 
-    def _coalesces(self) -> bool:
+    def _coalesces(self, shared: bool) -> bool:
         """Whether artifact events wait to be saved together: the task exists already and
         this run is the task's active one (a finished run's late events, from an agent
         still working in the background, are saved one by one as before).
@@ -328,18 +347,16 @@ class TaskRun:
         event is published at once with its id, so the other instances' followers see it
         now, and whoever settles the task after this instance died applies the channel's
         events past the stored version before writing after them (``write_status``).
+        ``shared``: the channel's ``shared``, read by the caller for this event.
         """
-        manager = self.manager
-        channel = manager.channel
         return (
-            self.stored != 0
-            and manager.config.store_coalesce_seconds > 0
-            and manager.store.write_behind
-            and (channel.write_behind or not channel.shared)
-            and manager.active_run(self._task.id) is self
+            self._hold_delay > 0
+            and self.stored != 0
+            and (self._channel_behind or not shared)
+            and self.manager.active_run(self._task.id) is self
         )
 
-    async def _hold(self, event: TaskArtifactUpdateEvent) -> bool:
+    async def _hold(self, event: TaskArtifactUpdateEvent, shared: bool) -> bool:
         """Apply an artifact event in memory; it is saved with the next save or flush.
 
         The event gets the next version as its id now, and the save that writes it stores
@@ -352,10 +369,11 @@ class TaskRun:
             raise IllegalTransitionError(
                 f"task is already {self._task.status.state.value}; no more artifacts"
             )
-        manager = self.manager
-        if manager.channel.shared:
+        if shared:
             event_id = self.version + 1
-            sent = await manager.send_to_channel(self._task.id, event_id, event, self.published)
+            sent = await self.manager.send_to_channel(
+                self._task.id, event_id, event, self.published
+            )
             if sent is False:
                 await self._overtaken()
         now = time.monotonic()
@@ -364,7 +382,7 @@ class TaskRun:
         self._chunks.append(event)
         self._unsaved.append(event)
         self.version += 1
-        delay = manager.config.store_coalesce_seconds
+        delay = self._hold_delay
         if now - self._chunks_since >= delay:
             return True
         if self._flush_timer is None:

@@ -48,7 +48,13 @@ class A2AModel(BaseModel):
 
 
 _M = TypeVar("_M", bound=BaseModel)
-_set_attr = object.__setattr__
+# BaseModel's slots, set through their descriptors: a call each, without the attribute
+# lookup of ``object.__setattr__`` (``built`` runs three times per streamed chunk).
+_slots = vars(BaseModel)
+_set_dict = _slots["__dict__"].__set__
+_set_fields_set = _slots["__pydantic_fields_set__"].__set__
+_set_extra = _slots["__pydantic_extra__"].__set__
+_set_private = _slots["__pydantic_private__"].__set__
 
 
 def built(cls: type[_M], values: dict[str, Any]) -> _M:
@@ -60,10 +66,10 @@ def built(cls: type[_M], values: dict[str, Any]) -> _M:
     equals (``==``) and serializes as the validated model.
     """
     model = cls.__new__(cls)
-    _set_attr(model, "__dict__", values)
-    _set_attr(model, "__pydantic_fields_set__", set(values))
-    _set_attr(model, "__pydantic_extra__", None)
-    _set_attr(model, "__pydantic_private__", None)
+    _set_dict(model, values)
+    _set_fields_set(model, set(values))
+    _set_extra(model, None)
+    _set_private(model, None)
     return model
 
 

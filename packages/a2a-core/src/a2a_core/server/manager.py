@@ -922,14 +922,33 @@ class TaskManager:
 
     async def _acquire_when_let_go(self, run: TaskRun) -> Lease | None:
         """Retry a refused lease for up to ``cancel_grace_seconds``; the holder when it stays."""
-        assert self.leases is not None
+        keeper = self.leases
+        assert keeper is not None
+        holder: Lease | None = None
+
+        async def taken() -> bool:
+            nonlocal holder
+            holder = await keeper.acquire(run.task_id, run.owner)
+            return holder is None
+
+        await self._within_grace(taken)
+        return holder
+
+    async def _within_grace(self, done: Callable[[], Awaitable[bool]]) -> bool:
+        """Ask ``done()`` after 10 ms, then at doubling pauses up to 200 ms, until it says
+        True or ``cancel_grace_seconds`` have passed; whether it said True.
+
+        How a request waits for another instance to let go of a task (a run that has
+        just paused, an orphan's settler): the time a holder has to stop cooperatively.
+        """
         deadline = time.monotonic() + self.config.cancel_grace_seconds
         delay = 0.01
         while True:
             await asyncio.sleep(delay)
-            holder = await self.leases.acquire(run.task_id, run.owner)
-            if holder is None or time.monotonic() >= deadline:
-                return holder
+            if await done():
+                return True
+            if time.monotonic() >= deadline:
+                return False
             delay = min(delay * 2, 0.2)
 
     def _leased_task_ids(self) -> list[str]:
@@ -978,21 +997,23 @@ class TaskManager:
         It lets go once the FAILED status is saved and published, so the refusal
         that follows never reaches a client while the task still reads WORKING.
         """
-        assert self.leases is not None
-        deadline = time.monotonic() + self.config.cancel_grace_seconds
-        delay = 0.01
-        while True:
-            lease = await self.leases.leases.lease_of(task_id)
-            if lease is None or lease.settler is None or lease.expires_at <= time.time():
-                return
-            if time.monotonic() >= deadline:
-                raise UnsupportedOperationError(
-                    f"Task {task_id} was left running by a server instance that stopped "
-                    f"({lease.ran_on}); instance {lease.settler} is settling it as failed, "
-                    "so it cannot be continued. Start a new task in the same context"
-                )
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.2)
+        keeper = self.leases
+        assert keeper is not None
+        lease: Lease | None = None
+
+        async def let_go() -> bool:
+            nonlocal lease
+            lease = await keeper.leases.lease_of(task_id)
+            return lease is None or lease.settler is None or lease.expires_at <= time.time()
+
+        if await let_go() or await self._within_grace(let_go):
+            return
+        assert lease is not None  # let_go said False
+        raise UnsupportedOperationError(
+            f"Task {task_id} was left running by a server instance that stopped "
+            f"({lease.ran_on}); instance {lease.settler} is settling it as failed, "
+            "so it cannot be continued. Start a new task in the same context"
+        )
 
     async def _settle_orphan(self, stored: StoredTask, text: str) -> None:
         """The sweeper fails an orphaned task: saved, published to every instance's streams.

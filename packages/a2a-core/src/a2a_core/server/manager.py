@@ -294,11 +294,14 @@ class TaskRun:
                 if not self.state.is_terminal and self.reply is None:
                     await self._server_status(TaskState.FAILED, SAFE_FAILURE_TEXT)
                 raise
-        if self.manager.bus.subscriber_count(self._task.id):
+        if not self.settled.is_set() and self.manager.bus.subscriber_count(self._task.id):
             # Let streams write what is pending: an agent that never awaits would otherwise
             # produce all its events before the first one reaches the client. At most once
             # per _YIELD_SECONDS (the first event at once): streams then send the events
             # made meanwhile together, instead of one loop turn and one write per event.
+            # Not after the event that settles the task: the run ends first (its save,
+            # the task's release, its replay buffer packed), so a client that hears the
+            # task is done finds it let go, and the next request does not wait behind it.
             now = time.monotonic()
             if now - self._yielded >= _YIELD_SECONDS:
                 self._yielded = now

@@ -114,6 +114,28 @@ async def test_a_continuation_stream_sends_the_task_before_the_agent_speaks(
     assert rest == ["artifact:thanks", "status:COMPLETED"]
 
 
+@pytest.mark.parametrize("state", [TaskState.COMPLETED, TaskState.INPUT_REQUIRED])
+async def test_the_run_ends_before_its_stream_hears_the_event_that_settles_it(
+    make_service: ServiceFactory, state: TaskState
+) -> None:
+    """No yield to the streams after the settling event: the run's own end comes first, so
+    a client that hears the task is done (or paused) finds it let go."""
+
+    async def agent(context: RequestContext, updater: TaskUpdater) -> None:
+        await updater.add_artifact("partial", artifact_id="a", last_chunk=False)
+        await updater.update_status(state, "over to you" if state.is_interrupted else None)
+
+    service = make_service(agent)
+    stream = await service.open_stream(Operation.SEND_STREAMING_MESSAGE, send(), CALL)
+    runs_seen: list[object] = []
+    async for event in stream:
+        task_id = event.task_id if not isinstance(event, Task) else event.id
+        assert task_id is not None
+        runs_seen.append(service.manager.active_run(task_id))
+    assert runs_seen[0] is not None  # the task, while the agent works
+    assert runs_seen[-1] is None  # the final status: the run has ended
+
+
 async def test_subscribe_sends_the_current_task_then_follows(make_service: ServiceFactory) -> None:
     gate = asyncio.Event()
     working = asyncio.Event()

@@ -19,7 +19,9 @@ objects they were hundreds of thousands that the garbage collector walked on
 every full collection (and that made full collections happen more often),
 which cost more than a third of a streamed event's CPU. The bytes are
 those a 1.0 stream already sent (``types._json.packed_event_json``), else
-encoded then (about 2 µs per event, once).
+encoded then (about 2 µs per event, once). A buffer is packed once the task's
+streams have let go of it (``pack`` waits for subscriptions still reading), so
+the events they have yet to send are not encoded twice.
 """
 
 from __future__ import annotations
@@ -214,6 +216,8 @@ class MemoryEventBus(EventBus):
         if replay_events < 0 or replay_tasks < 0:
             raise ValueError("replay_events and replay_tasks must be >= 0")
         self._subs: dict[str, set[Subscription]] = {}
+        self._draining: dict[str, set[Subscription]] = {}
+        """Subscriptions of ended (or packed) tasks still reading: the buffer waits for them."""
         self._max_pending = max_pending
         self._rings: OrderedDict[str, _Ring] = OrderedDict()
         self._replay_events = replay_events
@@ -245,11 +249,18 @@ class MemoryEventBus(EventBus):
 
     def unsubscribe(self, sub: Subscription) -> None:
         """Stop delivering a task's events to this subscription."""
-        subs = self._subs.get(sub.task_id)
+        task_id = sub.task_id
+        subs = self._subs.get(task_id)
         if subs is not None:
             subs.discard(sub)
             if not subs:
-                del self._subs[sub.task_id]
+                del self._subs[task_id]
+        draining = self._draining.get(task_id)
+        if draining is not None:
+            draining.discard(sub)
+            if not draining:
+                del self._draining[task_id]
+                self.pack(task_id)  # the last stream has sent (and kept) its frames
 
     def publish(self, task_id: str, event: StreamEvent, event_id: int = NO_ID) -> None:
         if self._rings and event_id != NO_ID:
@@ -268,10 +279,19 @@ class MemoryEventBus(EventBus):
         if subs:
             for sub in subs:
                 sub._push(_CLOSED)  # pyright: ignore[reportPrivateUsage]
+            self._draining.setdefault(task_id, set()).update(subs)
         self.pack(task_id)
 
     def pack(self, task_id: str) -> None:
-        """Hold the task's retained events as bytes: it has no stream now, maybe never again."""
+        """Hold the task's retained events as bytes: it has no stream now, maybe never again.
+
+        While subscriptions of the task are still reading (its run ended before they sent
+        its last events), the buffer is packed when the last of them lets go: by then each
+        event was encoded for its frame, and the buffer takes those bytes.
+        """
+        if task_id in self._draining or task_id in self._subs:
+            self._draining.setdefault(task_id, set()).update(self._subs.get(task_id, ()))
+            return
         ring = self._rings.get(task_id)
         if ring is not None:
             ring.pack()

@@ -734,7 +734,7 @@ class _Stream:
     says how many events can then be read without waiting.
     """
 
-    __slots__ = ("_events", "_following", "_subscription", "event_id")
+    __slots__ = ("_events", "_following", "_settled", "_subscription", "event_id")
 
     def __init__(
         self,
@@ -744,6 +744,7 @@ class _Stream:
         self._events = events
         self._subscription = subscription
         self._following = False
+        self._settled = False
         self.event_id: int | None = None
 
     def __aiter__(self) -> _Stream:
@@ -761,6 +762,11 @@ class _Stream:
             self._following = True
         elif subscription is None:
             raise StopAsyncIteration
+        if self._settled:
+            # Only now: the frame of the settling event is written, so the bus packs the
+            # task's replay buffer with the bytes of every frame (none encoded twice).
+            self._stop()
+            raise StopAsyncIteration
         try:
             event = await anext(subscription)
         except BaseException:
@@ -769,7 +775,7 @@ class _Stream:
         event_id = subscription.event_id
         self.event_id = None if event_id is None or event_id == NO_ID else event_id
         if _settles(event):
-            self._stop()  # the next read ends the stream
+            self._settled = True  # the next read ends the stream (the subscription then goes)
         return event
 
     def _stop(self) -> None:
@@ -780,7 +786,7 @@ class _Stream:
     def ready(self) -> int:
         """How many events the next reads return without waiting (0: unknown)."""
         subscription = self._subscription
-        if not self._following or subscription is None:
+        if not self._following or subscription is None or self._settled:
             return 0
         return subscription.pending
 

@@ -101,6 +101,49 @@ async def test_reply_message_stream_is_one_message(make_client: Any) -> None:
     await svc.aclose()
 
 
+async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_buffer(
+    make_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run of an agent that never awaits ends before its stream has sent its events
+    (it does not yield after the settling event); the task's replay buffer is packed only
+    when the stream lets go, with the bytes of each frame, not by encoding them again."""
+    from a2a_core.server import TaskUpdater
+    from a2a_core.server import manager as manager_module
+    from a2a_core.server.events import MemoryEventBus
+    from a2a_core.types import _json
+
+    monkeypatch.setattr(manager_module, "_YIELD_SECONDS", 3600.0)  # one yield: the first event
+
+    async def chunky(context: RequestContext, updater: TaskUpdater) -> None:
+        for i in range(20):
+            await updater.add_artifact(f"c{i}", artifact_id="a", append=i > 0, last_chunk=i == 19)
+        await updater.complete()
+
+    encoded: list[object] = []
+    real_event_json = _json.event_json
+
+    def counting(event: object) -> bytes | None:
+        encoded.append(event)
+        return real_event_json(event)
+
+    monkeypatch.setattr(_json, "event_json", counting)
+    svc = A2AService(chunky, make_card())
+    client = make_client(create_app(svc))
+    r = await client.post(
+        "/", json=rpc("SendStreamingMessage", {"message": v10_message()}), headers=V10
+    )
+    events = parse_sse(r.text)
+    assert len(events) == 22  # the task, 20 chunks, the final status
+    updates = [e for e in encoded if not isinstance(e, Task)]
+    assert len(updates) == 21  # each chunk and the final status once: for its frame
+    assert len({id(e) for e in updates}) == 21
+    bus = svc.manager.bus
+    assert isinstance(bus, MemoryEventBus)
+    (ring,) = bus._rings.values()  # pyright: ignore[reportPrivateUsage]
+    assert all(type(event) is bytes for _, event in ring.events)  # packed once read
+    await svc.aclose()
+
+
 @pytest.mark.parametrize("how", ["jsonrpc-1.0", "jsonrpc-0.3", "rest-post", "rest-get", "rest-0.3"])
 async def test_subscribe_follows_a_working_task(
     waiting: tuple[A2AService, WaitingAgent], make_client: Any, how: str

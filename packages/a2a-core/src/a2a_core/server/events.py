@@ -217,7 +217,8 @@ class MemoryEventBus(EventBus):
             raise ValueError("replay_events and replay_tasks must be >= 0")
         self._subs: dict[str, set[Subscription]] = {}
         self._draining: dict[str, set[Subscription]] = {}
-        """Subscriptions of ended (or packed) tasks still reading: the buffer waits for them."""
+        """Subscriptions still reading a task whose buffer is due to be packed (tasks with a
+        buffer only: bounded by ``replay_tasks``)."""
         self._max_pending = max_pending
         self._rings: OrderedDict[str, _Ring] = OrderedDict()
         self._replay_events = replay_events
@@ -245,7 +246,8 @@ class MemoryEventBus(EventBus):
         if self._replay_tasks and task_id not in self._rings:
             self._rings[task_id] = _Ring(base, self._replay_events)
             if len(self._rings) > self._replay_tasks:
-                self._rings.popitem(last=False)
+                dropped, _ = self._rings.popitem(last=False)
+                self._draining.pop(dropped, None)  # nothing left to pack for its streams
 
     def unsubscribe(self, sub: Subscription) -> None:
         """Stop delivering a task's events to this subscription."""
@@ -279,7 +281,8 @@ class MemoryEventBus(EventBus):
         if subs:
             for sub in subs:
                 sub._push(_CLOSED)  # pyright: ignore[reportPrivateUsage]
-            self._draining.setdefault(task_id, set()).update(subs)
+            if task_id in self._rings:
+                self._draining.setdefault(task_id, set()).update(subs)
         self.pack(task_id)
 
     def pack(self, task_id: str) -> None:
@@ -289,12 +292,14 @@ class MemoryEventBus(EventBus):
         its last events), the buffer is packed when the last of them lets go: by then each
         event was encoded for its frame, and the buffer takes those bytes.
         """
-        if task_id in self._draining or task_id in self._subs:
-            self._draining.setdefault(task_id, set()).update(self._subs.get(task_id, ()))
-            return
         ring = self._rings.get(task_id)
-        if ring is not None:
-            ring.pack()
+        if ring is None:
+            return
+        subs = self._subs.get(task_id)
+        if subs or task_id in self._draining:
+            self._draining.setdefault(task_id, set()).update(subs or ())
+            return
+        ring.pack()
 
     def end_all(self) -> None:
         for task_id in list(self._subs):

@@ -158,3 +158,44 @@ async def test_the_bus_replays_packed_and_live_events_in_order() -> None:
     bus.publish("t", chunk("z"), 4)  # the ring (3 events) now starts after 1
     with pytest.raises(EventsLost):
         bus.subscribe("t", after=0)
+
+
+def _chunk(text: str) -> TaskArtifactUpdateEvent:
+    return TaskArtifactUpdateEvent(
+        task_id="t", context_id="c", artifact=Artifact(artifact_id="a", parts=[Part(text=text)])
+    )
+
+
+def _held(bus: MemoryEventBus, task_id: str) -> list[type]:
+    ring = bus._rings[task_id]  # pyright: ignore[reportPrivateUsage]
+    return [type(event) for _, event in ring.events]
+
+
+async def test_a_buffer_is_packed_when_its_last_reading_stream_lets_go() -> None:
+    bus = MemoryEventBus()
+    bus.record("t", 0)
+    slow, fast = bus.subscribe("t"), bus.subscribe("t")
+    bus.publish("t", _chunk("x"), 1)
+    bus.publish("t", _chunk("y"), 2)
+    bus.end("t")  # the run ended; both streams still have its events to send
+    assert _held(bus, "t") == [TaskArtifactUpdateEvent] * 2
+    assert [e async for e in fast] == [_chunk("x"), _chunk("y")]
+    assert _held(bus, "t") == [TaskArtifactUpdateEvent] * 2  # the slow one still reads
+    slow.close()
+    assert _held(bus, "t") == [bytes, bytes]
+    assert bus._draining == {}  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_streams_that_never_let_go_are_forgotten_with_their_buffer() -> None:
+    bus = MemoryEventBus(replay_tasks=1)
+    bus.record("t", 0)
+    bus.subscribe("t")  # never read, never closed
+    bus.publish("t", _chunk("x"), 1)
+    bus.end("t")
+    assert set(bus._draining) == {"t"}  # pyright: ignore[reportPrivateUsage]
+    bus.record("u", 0)  # evicts t's buffer, and what waited to pack it
+    assert bus._draining == {}  # pyright: ignore[reportPrivateUsage]
+    unbuffered = MemoryEventBus(replay_tasks=0)
+    unbuffered.subscribe("t")
+    unbuffered.end("t")
+    assert unbuffered._draining == {}  # pyright: ignore[reportPrivateUsage]

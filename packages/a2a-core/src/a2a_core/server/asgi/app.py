@@ -259,19 +259,22 @@ class A2AApp:
                 await self.service.aclose()
 
 
+_frozen = False
+"""Whether an app of this process froze its startup objects already."""
+
+
 def freeze_startup_objects() -> None:
     """Exempt every object that exists now from the garbage collector's full passes.
 
     What exists at startup (modules, classes, the models' pydantic validators, the
     app and its configuration) lives as long as the process, yet each full
     collection walks all of it again, and pydantic-core's validators are costly to
-    walk: about 30 ms per full pass on our echo server, ~15% of a streaming
+    walk: about 30 ms per full pass on our echo server, some 15% of a streaming
     server's CPU (``benchmarks/results/2026-12-03-gc.md``). Frozen, they are
-    skipped; objects made later are collected as before. Done at the first
-    startup in a process only. The cost: a frozen object
-    that later becomes unreachable in a reference cycle is never freed (startup
-    objects rarely do). ``gc.freeze()`` is process-wide; ``freeze_gc=False`` leaves
-    the collector alone.
+    skipped; objects made later are collected as before. Only the first startup
+    in a process freezes. The cost: a frozen object that later becomes
+    unreachable in a reference cycle is never freed (startup objects rarely do).
+    ``gc.freeze()`` is process-wide; ``freeze_gc=False`` leaves the collector alone.
     """
     global _frozen
     if _frozen:
@@ -279,9 +282,6 @@ def freeze_startup_objects() -> None:
     _frozen = True
     gc.collect()  # what is garbage already goes now, not into the frozen set
     gc.freeze()
-
-
-_frozen = False
 
 
 def _probe_path(scope: Scope) -> str | None:

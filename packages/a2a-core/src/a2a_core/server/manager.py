@@ -119,16 +119,23 @@ class _RunLock:
             await waiter
         except asyncio.CancelledError:
             if waiter.done() and not waiter.cancelled():
-                self._release()  # handed the lock, cancelled before taking it: pass it on
+                self.release()  # handed the lock, cancelled before taking it: pass it on
             else:  # still queued, unless a release skipped it already
                 with contextlib.suppress(ValueError):
                     self._waiters.remove(waiter)
             raise
 
     async def __aexit__(self, *exc: object) -> None:
-        self._release()
+        self.release()
 
-    def _release(self) -> None:
+    def take(self) -> bool:
+        """Take the lock if it is free (True), without a coroutine; else ``async with``."""
+        if self._locked:
+            return False
+        self._locked = True
+        return True
+
+    def release(self) -> None:
         waiters = self._waiters
         while waiters:
             waiter = waiters.popleft()
@@ -280,7 +287,10 @@ class TaskRun:
     # -- events ---------------------------------------------------------------
     async def emit(self, event: StreamEvent) -> None:
         """Apply an agent's event (the updater calls this)."""
-        async with self._lock:
+        lock = self._lock
+        if not lock.take():  # free is the rule: no coroutines to enter and leave it then
+            await lock.__aenter__()  # queued behind a flush or a cancel
+        try:
             if (
                 self._task.status.state is TaskState.CANCELED
                 and isinstance(event, TaskStatusUpdateEvent)
@@ -294,6 +304,8 @@ class TaskRun:
                 if not self.state.is_terminal and self.reply is None:
                     await self._server_status(TaskState.FAILED, SAFE_FAILURE_TEXT)
                 raise
+        finally:
+            lock.release()
         if not self.settled.is_set() and self.manager.bus.subscriber_count(self._task.id):
             # Let streams write what is pending: an agent that never awaits would otherwise
             # produce all its events before the first one reaches the client. At most once
@@ -400,7 +412,7 @@ class TaskRun:
             self._hold_delay > 0
             and self.stored != 0
             and (self._channel_behind or not shared)
-            and self.manager.active_run(self._task.id) is self
+            and self.manager._active.get(self._task.id) is self  # pyright: ignore[reportPrivateUsage]
         )
 
     async def _hold(self, event: TaskArtifactUpdateEvent, shared: bool) -> bool:

@@ -6,7 +6,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from a2a_core.server import RequestContext, TaskUpdater
 from a2a_core.server.manager import _RunLock  # pyright: ignore[reportPrivateUsage]
+from a2a_core.server.task_state import IllegalTransitionError
+from a2a_core.types import Task, TaskState
+from server_core_support import CALL, ServiceFactory, eventually, send
 
 
 async def _take(lock: _RunLock, name: str, order: list[str], hold: asyncio.Event) -> None:
@@ -77,3 +81,41 @@ async def test_a_waiter_cancelled_after_being_handed_the_lock_passes_it_on() -> 
         await third
     async with lock:  # "c" released it when cancelled inside
         pass
+
+
+async def test_an_agent_event_waits_for_the_run_lock_and_releases_it_even_when_refused(
+    make_service: ServiceFactory,
+) -> None:
+    """``emit`` takes a free lock without a coroutine, else queues; it always lets go."""
+    go = asyncio.Event()
+    outcome: list[str] = []
+
+    async def agent(context: RequestContext, updater: TaskUpdater) -> None:
+        await updater.start_work()
+        await go.wait()
+        await updater.add_artifact("while locked", artifact_id="a")
+        outcome.append("applied")
+        await updater.complete()
+        try:
+            await updater.add_artifact("too late", artifact_id="b")
+        except IllegalTransitionError:
+            outcome.append("refused")
+
+    service = make_service(agent)
+    task = await service.send_message(send(immediate=True), CALL)
+    assert isinstance(task, Task)
+    await eventually(
+        lambda: (
+            (run := service.manager.active_run(task.id)) is not None
+            and run.state is TaskState.WORKING
+        )
+    )
+    run = service.manager.active_run(task.id)
+    assert run is not None
+    async with run._lock:  # pyright: ignore[reportPrivateUsage]  # a flush holding it
+        go.set()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert outcome == []  # the event waits for the lock
+    await eventually(lambda: outcome == ["applied", "refused"])
+    assert run._lock.take()  # pyright: ignore[reportPrivateUsage]  # free after the refusal

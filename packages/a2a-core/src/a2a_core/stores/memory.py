@@ -122,6 +122,8 @@ class MemoryTaskStore(TaskStore, SentMessages):
         self._tasks: OrderedDict[str, _Entry] = OrderedDict()
         self._bytes = 0
         self._live_bytes = 0
+        self._finished = 0
+        """How many stored tasks are terminal (the ones eviction may take)."""
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -238,13 +240,17 @@ class MemoryTaskStore(TaskStore, SentMessages):
     def _count(self, entry: _Entry) -> None:
         size = entry.size
         self._bytes += size
-        if not entry.state.is_terminal:
+        if entry.state.is_terminal:
+            self._finished += 1
+        else:
             self._live_bytes += size
 
     def _uncount(self, entry: _Entry) -> None:
         size = entry.size
         self._bytes -= size
-        if not entry.state.is_terminal:
+        if entry.state.is_terminal:
+            self._finished -= 1
+        else:
             self._live_bytes -= size
 
     def _check_room(self, size: int) -> None:
@@ -260,20 +266,35 @@ class MemoryTaskStore(TaskStore, SentMessages):
             )
 
     def _evict(self) -> None:
-        """Evict the least recently updated finished tasks until both bounds hold."""
+        """Evict the least recently updated finished tasks until both bounds hold.
+
+        Tasks in progress met on the way are moved to the end (their place in the
+        order matters to nothing: they are never evicted, and a task that finishes
+        moves to the end anyway), so a store holding thousands of them does not walk
+        past them all again on every write; with no finished task, nothing is walked.
+        """
         if len(self._tasks) <= self.max_tasks and self._bytes <= self.max_bytes:
             return
+        if not self._finished:
+            return
         victims: list[str] = []
-        count, size = len(self._tasks), self._bytes
+        passed: list[str] = []
+        count, size, left = len(self._tasks), self._bytes, self._finished
         for task_id, entry in self._tasks.items():  # least recently updated first
-            if count <= self.max_tasks and size <= self.max_bytes:
+            if (count <= self.max_tasks and size <= self.max_bytes) or not left:
                 break
             if entry.state.is_terminal:
                 victims.append(task_id)
                 count -= 1
                 size -= entry.size
+                left -= 1
+            else:
+                passed.append(task_id)
         for task_id in victims:
             self._drop(task_id)
+        move_to_end = self._tasks.move_to_end
+        for task_id in passed:
+            move_to_end(task_id)
 
 
 def _matches(entry: _Entry, query: TaskQuery, after_ts: float | None) -> bool:

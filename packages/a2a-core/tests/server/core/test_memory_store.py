@@ -109,6 +109,31 @@ async def test_eviction_prefers_the_least_recently_updated() -> None:
     assert await store.get("second", None) is not None
 
 
+async def test_eviction_walks_past_tasks_in_progress_once() -> None:
+    """Live tasks ahead of the finished ones are skipped, then left behind: the next
+    eviction starts at the finished ones, still oldest first."""
+    store = MemoryTaskStore(max_tasks=6)
+    for i in range(4):
+        await store.create(task(f"live-{i}"), None)
+    for name in ("done-a", "done-b", "done-c"):
+        await store.create(task(name, TaskState.COMPLETED), None)
+    # Seven tasks, four live: the oldest finished one goes, the live ones move back.
+    assert await store.get("done-a", None) is None
+    assert list(store._tasks) == ["done-b", "done-c", "live-0", "live-1", "live-2", "live-3"]  # pyright: ignore[reportPrivateUsage]
+    await store.create(task("done-d", TaskState.FAILED), None)
+    assert await store.get("done-b", None) is None
+    for name in ("done-c", "done-d", "live-0", "live-3"):
+        assert await store.get(name, None) is not None
+    # Only live tasks past the bound: nothing to evict, the store grows.
+    crowded = MemoryTaskStore(max_tasks=2)
+    for i in range(5):
+        await crowded.create(task(f"w-{i}"), None)
+    assert len(crowded) == 5
+    await crowded.create(task("finished", TaskState.COMPLETED), None)
+    assert await crowded.get("finished", None) is None  # the only one eviction may take
+    assert len(crowded) == 5
+
+
 @given(
     offsets=st.lists(st.integers(min_value=0, max_value=5), min_size=0, max_size=25),
     page_size=st.integers(min_value=1, max_value=7),

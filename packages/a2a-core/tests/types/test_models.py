@@ -347,3 +347,43 @@ def test_a_forked_child_never_hands_out_its_parents_ids() -> None:
     parent = {t.new_id() for _ in range(8)}
     assert len(child) == 8
     assert not child & parent
+
+
+# copies on hot paths -------------------------------------------------------------
+
+
+@given(s.tasks(), s.task_statuses(), st.lists(s.messages(), max_size=3))
+@settings(max_examples=60)
+def test_changed_copies_like_model_copy(
+    task: t.Task, status: t.TaskStatus, history: list[t.Message]
+) -> None:
+    from a2a_core.types._base import changed
+
+    update: dict[str, Any] = {"status": status, "history": history}
+    ours, theirs = changed(task, update), task.model_copy(update=update)
+    assert ours == theirs
+    assert ours.__pydantic_fields_set__ == theirs.__pydantic_fields_set__
+    assert ours.model_dump_json() == theirs.model_dump_json()
+    assert ours is not task
+    assert changed(task, {}) == task
+
+
+@given(st.sampled_from(list(t.TaskState)), st.one_of(st.none(), s.messages()))
+@settings(max_examples=40)
+def test_status_now_without_validation_equals_the_validated_one(
+    state: t.TaskState, message: t.Message | None
+) -> None:
+    fast = t.TaskStatus.now(state, message)
+    assert fast.timestamp is not None
+    assert fast.timestamp.tzinfo is UTC
+    checked = t.TaskStatus(state=state, message=message, timestamp=fast.timestamp)
+    assert fast == checked
+    assert fast.model_dump_json() == checked.model_dump_json()
+    assert fast.__pydantic_fields_set__ == checked.__pydantic_fields_set__
+
+
+def test_status_now_still_validates_what_it_cannot_trust() -> None:
+    status = t.TaskStatus.now("TASK_STATE_WORKING")  # type: ignore[arg-type]
+    assert status.state is t.TaskState.WORKING
+    with pytest.raises(ValidationError):
+        t.TaskStatus.now(t.TaskState.WORKING, {"parts": "not a list"})  # type: ignore[arg-type]

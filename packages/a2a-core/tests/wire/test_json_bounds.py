@@ -162,6 +162,25 @@ def test_every_overflowing_literal_is_suspected(literal: bytes) -> None:
 
 @pytest.mark.parametrize(
     "data",
+    [
+        b'{"id": "3fa9e1234b7c"}',  # a hex id: "e" and digits, then a letter
+        b'{"id": "6a9e123-4567"}',  # a dash after them (signs are dropped)
+        b'{"id": "x1e999"}',  # digits up to the closing quote
+        b'{"n": 1e99, "m": -2.5E+10}',
+    ],
+)
+def test_ids_and_small_exponents_are_not_suspected(data: bytes) -> None:
+    assert not may_overflow(data)
+    loads(data)
+
+
+@pytest.mark.parametrize("data", [b"1e999", b"[1e+0999 ]", b'{"n":-1.5E-1000}', b"[1e400\n]"])
+def test_exponents_ending_a_number_are_suspected(data: bytes) -> None:
+    assert may_overflow(data)
+
+
+@pytest.mark.parametrize(
+    "data",
     [b"", b" ", b"{", b'{"a":}', b"[1,]", b"\xff\xfe", b'"\\ud800"', b"'a'", b"{a:1}", b"1 2"],
 )
 def test_malformed_json_is_parse_error(data: bytes) -> None:

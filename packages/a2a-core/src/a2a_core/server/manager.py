@@ -57,6 +57,7 @@ from ..types import (
     TaskStatusUpdateEvent,
     new_id,
 )
+from ..types._base import changed
 from .cancellation import CancellationToken, CancelledByClient
 from .channel import TaskChannel, channel_for
 from .context import ServerCallContext, owner_principal
@@ -344,7 +345,7 @@ class TaskRun:
         chunk: TaskArtifactUpdateEvent | None = None
         if isinstance(event, TaskArtifactUpdateEvent):  # first: most events are chunks
             if event.task_id != task.id or event.context_id != task.context_id:
-                event = event.model_copy(update={"task_id": task.id, "context_id": task.context_id})
+                event = changed(event, {"task_id": task.id, "context_id": task.context_id})
             chunk = event
         elif isinstance(event, Message):
             if self.allow_reply and not self._emitted:
@@ -689,13 +690,13 @@ def _as_reply(message: Message, task: Task) -> Message:
     """A direct reply belongs to the context; no task exists for it to name."""
     if message.task_id is None and message.context_id == task.context_id:
         return message
-    return message.model_copy(update={"task_id": None, "context_id": task.context_id})
+    return changed(message, {"task_id": None, "context_id": task.context_id})
 
 
 def _in_task(message: Message, task: Task) -> Message:
     if message.task_id == task.id and message.context_id == task.context_id:
         return message
-    return message.model_copy(update={"task_id": task.id, "context_id": task.context_id})
+    return changed(message, {"task_id": task.id, "context_id": task.context_id})
 
 
 def _owned(
@@ -706,8 +707,8 @@ def _owned(
     if event.task_id != task.id or event.context_id != task.context_id:
         update = {"task_id": task.id, "context_id": task.context_id}
     if isinstance(event, TaskStatusUpdateEvent) and event.status.timestamp is None:
-        update["status"] = event.status.model_copy(update={"timestamp": datetime.now(UTC)})
-    return event.model_copy(update=update) if update else event
+        update["status"] = changed(event.status, {"timestamp": datetime.now(UTC)})
+    return changed(event, update) if update else event
 
 
 class TaskManager:
@@ -1078,7 +1079,7 @@ class TaskManager:
         else:
             context_id = message.context_id or new_id()
             task_id = task_id or new_id()
-            message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
+            message = changed(message, {"task_id": task_id, "context_id": context_id})
             task = Task(
                 id=task_id,
                 context_id=context_id,
@@ -1139,7 +1140,7 @@ class TaskManager:
             if await self._refuse_orphan(stored):
                 continue  # another instance was settling it: read what it left
             if message.context_id != task.context_id:
-                message = message.model_copy(update={"context_id": task.context_id})
+                message = changed(message, {"context_id": task.context_id})
             continued = continue_task(task, message, self.config.max_history)
             context = _request_context(
                 continued, message, call, configuration, request_metadata, is_continuation=True

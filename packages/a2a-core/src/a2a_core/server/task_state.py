@@ -18,6 +18,7 @@ from ..types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from ..types._base import changed
 
 __all__ = [
     "IllegalTransitionError",
@@ -61,7 +62,7 @@ def apply_status(task: Task, event: TaskStatusUpdateEvent, max_history: int) -> 
         update["history"] = _bounded([*task.history, event.status.message], max_history)
     if event.metadata:
         update["metadata"] = {**(task.metadata or {}), **event.metadata}
-    return task.model_copy(update=update)
+    return changed(task, update)
 
 
 def apply_artifact(task: Task, event: TaskArtifactUpdateEvent) -> Task:
@@ -100,12 +101,12 @@ def apply_artifacts(task: Task, events: Sequence[TaskArtifactUpdateEvent]) -> Ta
             artifacts[index] = incoming
     for index, pending in chunks.items():
         artifacts[index] = artifacts[index].extended_all(pending)
-    return task.model_copy(update={"artifacts": artifacts})
+    return changed(task, {"artifacts": artifacts})
 
 
 def append_message(task: Task, message: Message, max_history: int) -> Task:
     """A new task with ``message`` appended to the history."""
-    return task.model_copy(update={"history": _bounded([*task.history, message], max_history)})
+    return changed(task, {"history": _bounded([*task.history, message], max_history)})
 
 
 def continue_task(task: Task, message: Message, max_history: int) -> Task:
@@ -114,11 +115,12 @@ def continue_task(task: Task, message: Message, max_history: int) -> Task:
     The question the agent asked (the previous status message) is cleared.
     """
     check_transition(task.status.state, TaskState.WORKING)
-    return task.model_copy(
-        update={
+    return changed(
+        task,
+        {
             "history": _bounded([*task.history, message], max_history),
             "status": TaskStatus.now(TaskState.WORKING),
-        }
+        },
     )
 
 
@@ -138,9 +140,9 @@ def snapshot(task: Task, history_length: int | None = None, include_artifacts: b
         update["history"] = task.history[-history_length:] if history_length > 0 else []
     if not include_artifacts and task.artifacts:
         update["artifacts"] = []
-    return task.model_copy(update=update) if update else task
+    return changed(task, update) if update else task
 
 
 def set_status(task: Task, status: TaskStatus) -> Task:
     """A new task with ``status`` (no transition check: for the server's own moves)."""
-    return task.model_copy(update={"status": status})
+    return changed(task, {"status": status})

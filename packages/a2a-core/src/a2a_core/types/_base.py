@@ -23,6 +23,7 @@ __all__ = [
     "Struct",
     "Timestamp",
     "built",
+    "changed",
     "encode_base64",
     "falsy",
     "format_timestamp",
@@ -71,6 +72,24 @@ def built(cls: type[_M], values: dict[str, Any]) -> _M:
     _set_extra(model, None)
     _set_private(model, None)
     return model
+
+
+def changed(model: _M, changes: dict[str, Any]) -> _M:
+    """``model.model_copy(update=changes)``, for the copies made on every event.
+
+    The same shallow copy (the values are shared, ``changes`` not validated), without
+    pydantic's generic ``__copy__``: a third of its cost. Our models keep no extra
+    fields and no private attributes, so there is nothing more to copy.
+    """
+    cls = model.__class__
+    new = cls.__new__(cls)
+    values = model.__dict__.copy()
+    values.update(changes)
+    _set_dict(new, values)
+    _set_fields_set(new, model.__pydantic_fields_set__ | changes.keys())
+    _set_extra(new, None)
+    _set_private(new, None)
+    return new
 
 
 def is_empty(value: object) -> bool:

@@ -8,7 +8,17 @@ from typing import Any, Self
 
 from pydantic import Field, model_validator
 
-from ._base import A2AModel, Base64Bytes, Struct, Timestamp, falsy, is_empty, not_none, opt
+from ._base import (
+    A2AModel,
+    Base64Bytes,
+    Struct,
+    Timestamp,
+    built,
+    falsy,
+    is_empty,
+    not_none,
+    opt,
+)
 from ._enums import Role, TaskState
 from ._ids import new_id
 
@@ -99,6 +109,13 @@ class TaskStatus(A2AModel):
     @classmethod
     def now(cls, state: TaskState, message: Message | None = None) -> TaskStatus:
         """A status stamped with the current time."""
+        if (
+            cls is TaskStatus
+            and type(state) is TaskState
+            and (message is None or type(message) is Message)  # callers may pass anything
+        ):
+            # Values of the right types, and an aware UTC time: nothing to validate.
+            return built(cls, {"state": state, "message": message, "timestamp": datetime.now(UTC)})
         return cls(state=state, message=message, timestamp=datetime.now(UTC))
 
 

@@ -49,10 +49,20 @@ def loads(data: bytes | bytearray | memoryview | str, limits: DecodeLimits = DEF
     return value
 
 
-# Digits and "." read as "0", "E" as "e", signs dropped: the number shapes that may
-# overflow a double become two fixed byte strings, found by plain searches (a regular
+# Digits and "." read as "0", "e" and "E" as "e", what may end a number ("," "]" "}" and
+# JSON whitespace) as ",", signs dropped, any other byte as "x": the number shapes that may
+# overflow a double become fixed byte strings, found by plain searches (a regular
 # expression trying every digit of the ids and timestamps cost several times more).
-_NUMBER_SHAPE = bytes.maketrans(b"123456789.E", b"0000000000e")
+_NUMBER_SHAPE = bytes(
+    ord("0") if c in b"0123456789."
+    else ord("e") if c in b"eE"
+    else ord(",") if c in b",]} \t\n\r"
+    else ord("x")
+    for c in range(256)
+)  # fmt: skip
+_EXPONENT = b"0e000"
+_DIGIT = ord("0")
+_END = ord(",")
 _MANY_DIGITS = b"0" * 210
 """A double's largest finite value has 309 digits before its point: 210 digits times an
 exponent of at most 99 (two digits) may reach it."""
@@ -62,9 +72,21 @@ def may_overflow(data: bytes | bytearray) -> bool:
     """Whether ``data`` may hold a number literal that overflows a double to inf (which
     JSON cannot carry): one with a 3+ digit exponent, or so many digits that a two-digit
     exponent, or none, may take it out of range. False means it surely holds none; True is
-    only a maybe."""
+    only a maybe. An exponent must end where a number may end: ids such as
+    ``"9e1234ab"`` are not suspected."""
     shape = data.translate(_NUMBER_SHAPE, b"+-")
-    return b"0e000" in shape or _MANY_DIGITS in shape
+    if _MANY_DIGITS in shape:
+        return True
+    size = len(shape)
+    at = shape.find(_EXPONENT)
+    while at >= 0:
+        end = at + len(_EXPONENT)
+        while end < size and shape[end] == _DIGIT:
+            end += 1
+        if end == size or shape[end] == _END:
+            return True
+        at = shape.find(_EXPONENT, end)
+    return False
 
 
 def _refuse_infinity(value: Any) -> None:

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from ..errors import ServerBusyError
 from ..types import Task, TaskState
 from ..types._json import task_json
+from ._sizes import estimated_json_size
 from .base import (
     ConcurrentUpdateError,
     StoredTask,
@@ -64,8 +65,8 @@ class _Entry:
             self._live_size = 0  # a small int: shared, no per-entry object
         else:
             self._data = task
-            size = len(task_json(task) or _to_json(task))  # the same bytes; task_json is faster
-            self._live_size = _LIVE_FACTOR * size + _ENTRY_OVERHEAD
+            # Estimated, not encoded: encoding it cost more than the rest of the write.
+            self._live_size = _LIVE_FACTOR * estimated_json_size(task) + _ENTRY_OVERHEAD
 
     @property
     def size(self) -> int:
@@ -96,7 +97,8 @@ class MemoryTaskStore(TaskStore, SentMessages):
     ``max_bytes``, creating a task, or growing a task in progress, raises a
     retryable ``ServerBusyError`` (``data["reason"]`` is
     ``"task_store_full"``). Sizes are the stored form: deflated JSON for
-    finished tasks, twice the JSON for tasks in progress.
+    finished tasks, twice the JSON for tasks in progress (its length estimated,
+    ``estimated_json_size``).
 
     Idempotent sends (``SentMessages``) keep at most ``max_sends`` records
     (about 250 bytes each), the oldest dropped first. No run leases: the

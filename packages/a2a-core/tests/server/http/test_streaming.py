@@ -298,8 +298,10 @@ class FakeConnection:
         self.sent: list[dict[str, Any]] = []
         self.gone = asyncio.Event()
         self.block_after = block_after
+        self.receives = 0
 
     async def receive(self) -> dict[str, Any]:
+        self.receives += 1
         await self.gone.wait()
         return {"type": "http.disconnect"}
 
@@ -357,6 +359,29 @@ async def test_disconnect_stops_the_pump_and_closes_the_iterator() -> None:
     task = asyncio.current_task()
     assert task is not None
     assert task.cancelling() == 0
+
+
+async def test_a_short_stream_starts_no_watcher() -> None:
+    """A stream over before ``_WATCH_AFTER`` never listens for the client leaving (no
+    task for it); one that lasts longer does, and notices a client that left at once."""
+
+    async def short() -> AsyncIterator[StreamEvent]:
+        await asyncio.sleep(0)  # the loop runs other tasks: an eager watcher would listen
+        yield Message.agent("one")
+
+    conn = FakeConnection()
+    await stream_sse(conn.receive, conn.send, short(), _encode, _encode_error, [], SseConfig())
+    assert conn.receives == 0
+    assert conn.sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
+    conn = FakeConnection()
+    conn.leave()  # gone before the first event: noticed once the watcher starts
+    script = Script([Message.agent("one")])
+    await asyncio.wait_for(
+        stream_sse(conn.receive, conn.send, script.run(), _encode, _encode_error, [], SseConfig()),
+        timeout=5,
+    )
+    assert conn.receives == 1
+    assert script.closed
 
 
 async def test_outer_cancellation_still_propagates() -> None:

@@ -1,16 +1,18 @@
 """Server-Sent Events: pump a stream of events to the client, and let go cleanly.
 
 One response per stream: ``text/event-stream`` headers, then one
-``id: <event id>\\ndata: <json>\\n\\n`` frame per event (the id, when the
+``id: <event id>\ndata: <json>\n\n`` frame per event (the id, when the
 stream knows it, is what a client sends back as ``Last-Event-ID`` to resume);
 frames of events that are already waiting when one is sent share its write.
 The pump runs in the request's own task; one small watcher task waits for
 ``http.disconnect`` and, when the client leaves, cancels the pump so the
 event iterator is closed (its subscription released) at once rather than at
-the next event. A timer (no task) sends a comment line when the stream has
-been silent for ``ping_interval`` seconds, so proxies keep idle streams open,
-and drops a client that has not accepted a frame for ``send_timeout``
-seconds, so a stalled reader cannot pin a stream.
+the next event. The watcher starts once the stream has lasted ``_WATCH_AFTER``:
+most streams are over sooner and never pay for a task of their own. A timer
+(no task) sends a comment line when the stream has been silent for
+``ping_interval`` seconds, so proxies keep idle streams open, and drops a
+client that has not accepted a frame for ``send_timeout`` seconds, so a
+stalled reader cannot pin a stream.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ SSE_HEADERS: list[tuple[bytes, bytes]] = [
 _PING = b": ping\n\n"
 _BATCH_BYTES = 65536
 """Events already waiting when one is sent go out in the same write, up to this size."""
+_WATCH_AFTER = 0.02
+"""Seconds a stream lasts before a task watches for the client leaving (a client that
+left sooner is noticed then): a task, its steps and its cancellation cost about as much
+as a short stream's own events."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +72,8 @@ class _Pump:
         "send_started",
         "task",
         "timer",
+        "watch_timer",
+        "watcher",
     )
 
     def __init__(
@@ -80,6 +88,8 @@ class _Pump:
         self.send_started: float | None = None
         self.timer: asyncio.TimerHandle | None = None
         self.ping_task: asyncio.Task[None] | None = None
+        self.watcher: asyncio.Task[None] | None = None
+        self.watch_timer: asyncio.TimerHandle | None = None
 
     def drop(self) -> None:
         """Stop the pump (client gone or stalled)."""
@@ -92,6 +102,12 @@ class _Pump:
         await self.send({"type": "http.response.body", "body": data, "more_body": True})
         self.last_sent = self.loop.time()
         self.send_started = None
+
+
+def _start_watcher(receive: Receive, pump: _Pump) -> None:
+    pump.watch_timer = None
+    if pump.active:
+        pump.watcher = pump.loop.create_task(_watch(receive, pump))
 
 
 async def _watch(receive: Receive, pump: _Pump) -> None:
@@ -152,11 +168,10 @@ async def stream_sse(
     if task is None:  # pragma: no cover - ASGI servers always run apps in a task
         raise RuntimeError("stream_sse must run inside an asyncio task")
     pump = _Pump(send, loop, task)
-    watcher: asyncio.Task[None] | None = None
     started = False
     try:
         await send({"type": "http.response.start", "status": 200, "headers": headers})
-        watcher = loop.create_task(_watch(receive, pump))
+        pump.watch_timer = loop.call_later(_WATCH_AFTER, _start_watcher, receive, pump)
         periods = [p for p in (config.ping_interval, config.send_timeout) if p is not None]
         if periods:
             period = min(periods) / 2 if config.send_timeout is not None else min(periods)
@@ -208,8 +223,10 @@ async def stream_sse(
         pump.active = False
         if pump.timer is not None:
             pump.timer.cancel()
-        if watcher is not None:
-            watcher.cancel()
+        if pump.watch_timer is not None:
+            pump.watch_timer.cancel()
+        if pump.watcher is not None:
+            pump.watcher.cancel()
         if pump.ping_task is not None and not pump.ping_task.done():
             pump.ping_task.cancel()
         await close_events(events, started=started)

@@ -783,6 +783,10 @@ class _Stream:
             self._subscription.close()
             self._subscription = None
 
+    def ends(self) -> bool:
+        """Whether the event last returned is the stream's last (the next read ends it)."""
+        return self._settled
+
     def ready(self) -> int:
         """How many events the next reads return without waiting (0: unknown)."""
         subscription = self._subscription

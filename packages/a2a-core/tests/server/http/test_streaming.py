@@ -60,6 +60,39 @@ async def test_stream_v10_jsonrpc(client: httpx.AsyncClient) -> None:
     assert results[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
 
 
+async def test_the_settling_event_ends_the_response_in_one_write(app: Any) -> None:
+    """The last event's frame closes the body (``more_body`` false): no extra empty write."""
+    import json
+
+    body = json.dumps(rpc("SendStreamingMessage", {"message": v10_message("s")}, rid=1)).encode()
+    conn = FakeConnection()
+    sent = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await conn.receive()
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json"), (b"a2a-version", b"1.0")],
+        "scheme": "http",
+        "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 5),
+    }
+    await app(scope, receive, conn.send)
+    last = conn.sent[-1]
+    assert last["more_body"] is False
+    assert b"TASK_STATE_COMPLETED" in last["body"]
+    assert all(m.get("more_body") for m in conn.sent[1:-1])
+
+
 async def test_stream_v03_jsonrpc(client: httpx.AsyncClient) -> None:
     r = await client.post("/", json=rpc("message/stream", {"message": v03_message("s")}, rid="x"))
     assert_sse_response(r)

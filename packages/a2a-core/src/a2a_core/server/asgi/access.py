@@ -262,6 +262,16 @@ class RecordedEvents:
         """The id of the event last returned (forwarded from the service's stream)."""
         return getattr(self._events, "event_id", None)
 
+    def ready(self) -> int:
+        """How many events the next reads return without waiting (forwarded)."""
+        ready = getattr(self._events, "ready", None)
+        return ready() if ready is not None else 0
+
+    def ends(self) -> bool:
+        """Whether the event last returned is the stream's last (forwarded)."""
+        ends = getattr(self._events, "ends", None)
+        return bool(ends()) if ends is not None else False
+
     async def aclose(self) -> None:
         try:
             await close_events(self._events, started=self._started)

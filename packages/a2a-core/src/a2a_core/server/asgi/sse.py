@@ -3,7 +3,8 @@
 One response per stream: ``text/event-stream`` headers, then one
 ``id: <event id>\ndata: <json>\n\n`` frame per event (the id, when the
 stream knows it, is what a client sends back as ``Last-Event-ID`` to resume);
-frames of events that are already waiting when one is sent share its write.
+frames of events that are already waiting when one is sent share its write,
+and the frame of the stream's last event ends the response in the same write.
 The pump runs in the request's own task; one small watcher task waits for
 ``http.disconnect`` and, when the client leaves, cancels the pump so the
 event iterator is closed (its subscription released) at once rather than at
@@ -97,9 +98,9 @@ class _Pump:
             self.dropped = True
             self.task.cancel()
 
-    async def frame(self, data: bytes) -> None:
+    async def frame(self, data: bytes, last: bool = False) -> None:
         self.send_started = self.loop.time()
-        await self.send({"type": "http.response.body", "body": data, "more_body": True})
+        await self.send({"type": "http.response.body", "body": data, "more_body": not last})
         self.last_sent = self.loop.time()
         self.send_started = None
 
@@ -169,6 +170,7 @@ async def stream_sse(
         raise RuntimeError("stream_sse must run inside an asyncio task")
     pump = _Pump(send, loop, task)
     started = False
+    finished = False
     try:
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         pump.watch_timer = loop.call_later(_WATCH_AFTER, _start_watcher, receive, pump)
@@ -180,6 +182,7 @@ async def stream_sse(
         started = True
         has_ids = hasattr(events, "event_id")
         ready: Callable[[], int] | None = getattr(events, "ready", None)
+        ends: Callable[[], bool] | None = getattr(events, "ends", None)
         pending: list[bytes] = []  # frames of events that were ready together: one write
         size = 0
         try:
@@ -202,6 +205,11 @@ async def stream_sse(
                     data = b"".join(pending)
                     pending.clear()
                     size = 0
+                if ends is not None and ends():
+                    # The stream's last event: its frame ends the response (one write).
+                    await pump.frame(data, last=True)
+                    finished = True
+                    break
                 await pump.frame(data)
         except A2AError as exc:
             error = encode_error(exc)
@@ -230,7 +238,7 @@ async def stream_sse(
         if pump.ping_task is not None and not pump.ping_task.done():
             pump.ping_task.cancel()
         await close_events(events, started=started)
-    if not pump.dropped:
+    if not pump.dropped and not finished:
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 

@@ -57,7 +57,7 @@ from ..types import (
     TaskStatusUpdateEvent,
     new_id,
 )
-from ..types._base import changed
+from ..types._base import built, changed
 from .cancellation import CancellationToken, CancelledByClient
 from .channel import TaskChannel, channel_for
 from .context import ServerCallContext, owner_principal
@@ -1080,11 +1080,17 @@ class TaskManager:
             context_id = message.context_id or new_id()
             task_id = task_id or new_id()
             message = changed(message, {"task_id": task_id, "context_id": context_id})
-            task = Task(
-                id=task_id,
-                context_id=context_id,
-                status=TaskStatus.now(TaskState.SUBMITTED),
-                history=[message],
+            # Values made here, and a message validated on the way in: nothing to check.
+            task = built(
+                Task,
+                {
+                    "id": task_id,
+                    "context_id": context_id,
+                    "status": TaskStatus.now(TaskState.SUBMITTED),
+                    "artifacts": [],
+                    "history": [message],
+                    "metadata": None,
+                },
             )
             context = _request_context(task, message, call, configuration, request_metadata)
             run = TaskRun(self, task, call.owner, context, allow_reply=allow_reply)

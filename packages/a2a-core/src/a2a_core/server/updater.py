@@ -119,14 +119,23 @@ class TaskUpdater:
     ) -> None:
         """Move the task to ``state``, optionally with an agent message."""
         msg = self.new_agent_message(message) if message is not None else None
-        await self._sink.emit(
-            TaskStatusUpdateEvent(
-                task_id=self.task_id,
-                context_id=self.context_id,
-                status=TaskStatus.now(state, msg),
-                metadata=metadata,
+        status = TaskStatus.now(state, msg)
+        if metadata is None and type(self.task_id) is str and type(self.context_id) is str:
+            # Our own values, of their fields' types: nothing to validate.
+            event = built(
+                TaskStatusUpdateEvent,
+                {
+                    "task_id": self.task_id,
+                    "context_id": self.context_id,
+                    "status": status,
+                    "metadata": None,
+                },
             )
-        )
+        else:
+            event = TaskStatusUpdateEvent(
+                task_id=self.task_id, context_id=self.context_id, status=status, metadata=metadata
+            )
+        await self._sink.emit(event)
 
     async def start_work(self, message: MessageLike | None = None) -> None:
         """Mark the task as working (progress text optional)."""

@@ -81,3 +81,26 @@ async def test_invalid_values_are_still_refused(case: dict[str, Any]) -> None:
     updater = TaskUpdater(Sink(), "task-1", "ctx-1")
     with pytest.raises(ValidationError):
         await updater.add_artifact(**case)
+
+
+@pytest.mark.parametrize(
+    ("state", "message", "metadata"),
+    [
+        (TaskState.COMPLETED, None, None),
+        (TaskState.INPUT_REQUIRED, "which one?", None),
+        (TaskState.FAILED, None, {"why": ["no", 1]}),
+    ],
+)
+async def test_built_status_event_equals_the_validated_one(
+    state: TaskState, message: str | None, metadata: dict[str, Any] | None
+) -> None:
+    from a2a_core.types import TaskStatusUpdateEvent
+
+    sink = Sink()
+    await TaskUpdater(sink, "task-1", "ctx-1").update_status(state, message, metadata=metadata)
+    [event] = sink.events
+    assert isinstance(event, TaskStatusUpdateEvent)
+    validated = TaskStatusUpdateEvent.model_validate(event.model_dump())
+    assert event == validated
+    assert dumps(event) == dumps(validated)
+    assert list(event.__dict__) == list(validated.__dict__)

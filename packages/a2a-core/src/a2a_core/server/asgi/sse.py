@@ -1,7 +1,7 @@
 """Server-Sent Events: pump a stream of events to the client, and let go cleanly.
 
 One response per stream: ``text/event-stream`` headers, then one
-``id: <event id>\ndata: <json>\n\n`` frame per event (the id, when the
+``id: <event id>\\ndata: <json>\\n\\n`` frame per event (the id, when the
 stream knows it, is what a client sends back as ``Last-Event-ID`` to resume);
 frames of events that are already waiting when one is sent share its write,
 and the frame of the stream's last event ends the response in the same write.

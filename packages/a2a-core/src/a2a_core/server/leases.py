@@ -136,16 +136,6 @@ class LeaseKeeper:
         except Exception:
             logger.warning("task %s: could not release its lease", task_id, exc_info=True)
 
-    async def orphan(self, task_id: str) -> Lease | None:
-        """The task's lease when it is an orphan's (expired, or not this instance's and stale).
-
-        None when the task has no lease or a live one.
-        """
-        lease = await self.leases.lease_of(task_id)
-        if lease is None or lease.expires_at > time.time():
-            return None
-        return lease
-
     # -- the background loop ---------------------------------------------------------
     def start(self) -> None:
         """Start renewing and sweeping (idempotent; needs a running loop)."""

@@ -8,7 +8,7 @@ wire bytes. Values that validation refuses are still refused.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from a2a_core.server.updater import TaskUpdater
@@ -18,6 +18,7 @@ from a2a_core.types import (
     StreamEvent,
     TaskArtifactUpdateEvent,
     TaskState,
+    TaskStatusUpdateEvent,
 )
 from a2a_core.wire._json import dumps
 from pydantic import ValidationError
@@ -37,6 +38,20 @@ class Sink:
         self.events.append(event)
 
 
+_E = TypeVar("_E", TaskArtifactUpdateEvent, TaskStatusUpdateEvent)
+
+
+def only_event_and_its_validated_twin(sink: Sink, kind: type[_E]) -> tuple[_E, _E]:
+    """The one event emitted, of ``kind``, and the model validating its values gives:
+    equal, and the same wire bytes."""
+    [event] = sink.events
+    assert isinstance(event, kind)
+    validated = kind.model_validate(event.model_dump())
+    assert event == validated
+    assert dumps(event) == dumps(validated)
+    return event, validated
+
+
 CASES: list[dict[str, Any]] = [
     {"content": "hello"},
     {"content": ""},
@@ -53,11 +68,7 @@ async def test_built_chunk_equals_the_validated_one(case: dict[str, Any]) -> Non
     sink = Sink()
     updater = TaskUpdater(sink, "task-1", "ctx-1")
     await updater.add_artifact(**case)
-    [event] = sink.events
-    assert isinstance(event, TaskArtifactUpdateEvent)
-    validated = TaskArtifactUpdateEvent.model_validate(event.model_dump())
-    assert event == validated
-    assert dumps(event) == dumps(validated)
+    event, validated = only_event_and_its_validated_twin(sink, TaskArtifactUpdateEvent)
     assert list(event.__dict__) == list(TaskArtifactUpdateEvent.model_fields)
     assert list(event.artifact.__dict__) == list(Artifact.model_fields)
     for part in event.artifact.parts:
@@ -94,13 +105,7 @@ async def test_invalid_values_are_still_refused(case: dict[str, Any]) -> None:
 async def test_built_status_event_equals_the_validated_one(
     state: TaskState, message: str | None, metadata: dict[str, Any] | None
 ) -> None:
-    from a2a_core.types import TaskStatusUpdateEvent
-
     sink = Sink()
     await TaskUpdater(sink, "task-1", "ctx-1").update_status(state, message, metadata=metadata)
-    [event] = sink.events
-    assert isinstance(event, TaskStatusUpdateEvent)
-    validated = TaskStatusUpdateEvent.model_validate(event.model_dump())
-    assert event == validated
-    assert dumps(event) == dumps(validated)
+    event, validated = only_event_and_its_validated_twin(sink, TaskStatusUpdateEvent)
     assert list(event.__dict__) == list(validated.__dict__)

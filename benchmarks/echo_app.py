@@ -39,6 +39,8 @@ class EchoAgent(AgentExecutor):
             raise ValueError(f"ECHO_MODE must be 'message' or 'task', not {mode!r}")
         self.mode = mode
         self.chunks = max(1, chunks)
+        # In task mode every send is a task, as the SDK twin's first event says: announce it.
+        self.starts_task_at_once = mode == "task"
 
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
         text = context.text

@@ -108,6 +108,19 @@ async def test_progress_and_per_task_artifacts() -> None:
     assert {"task_started", "tool_started", "tool_finished", "task_completed"} <= set(kinds)
 
 
+async def test_every_kickoff_is_a_task_announced_before_the_crew_runs() -> None:
+    crew, _ = report_crew()
+    agent = CrewAgent(crew)
+    assert agent.starts_task_at_once  # a stream's first event does not wait for the crew
+    async with served(agent) as client:
+        events = await stream_all(client, "sales")
+        reply = await client.send("sales")
+    assert isinstance(events[0], Task)
+    assert events[0].status.state is TaskState.SUBMITTED
+    assert reply.task is not None  # a blocking send too: a task, never a bare Message
+    assert reply.task.status.state is TaskState.COMPLETED
+
+
 async def test_only_the_final_output_without_per_task_artifacts() -> None:
     crew, _ = report_crew()
     async with served(CrewAgent(crew, per_task_artifacts=False)) as client:

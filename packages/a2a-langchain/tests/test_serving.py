@@ -346,6 +346,25 @@ async def test_chain_tokens_stream_as_artifact_chunks() -> None:
     assert final_task(events).status.state is TaskState.COMPLETED
 
 
+async def test_a_stream_announces_its_task_before_the_runnable_answers() -> None:
+    """Every run is a task (``starts_task_at_once``): the client has its id at once."""
+    gate = asyncio.Event()
+
+    async def slow(text: str) -> str:
+        await gate.wait()
+        return text
+
+    assert LangChainAgent(RunnableLambda(slow)).starts_task_at_once
+    async with served(RunnableLambda(slow)) as client, client.stream("wait") as events:
+        first = await asyncio.wait_for(anext(events), 5)
+        assert isinstance(first, Task)
+        assert first.status.state is TaskState.SUBMITTED
+        assert not gate.is_set()
+        gate.set()
+        rest = [event async for event in events]
+    assert final_task([first, *rest]).status.state is TaskState.COMPLETED
+
+
 async def test_a_chain_that_does_not_stream_still_answers_once() -> None:
     def shout(text: str) -> str:
         return text.upper()

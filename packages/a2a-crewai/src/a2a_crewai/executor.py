@@ -168,6 +168,8 @@ class CrewAgent(AgentExecutor):
       saying so. Answering or canceling a waiting task frees its place.
     """
 
+    starts_task_at_once = True  # every kickoff is a task: streams announce it before it runs
+
     def __init__(
         self,
         crew_or_agent: Any,

@@ -148,6 +148,8 @@ class LangChainAgent(AgentExecutor):
       the app stops.
     """
 
+    starts_task_at_once = True  # every run is a task: streams announce it before the run
+
     def __init__(
         self,
         runnable: Runnable[Any, Any],

@@ -122,6 +122,16 @@ class AgentExecutor(ABC):
     "fire and forget" pattern; later messages continue the task) set this.
     """
 
+    starts_task_at_once: bool = False
+    """When True, every send makes a task: the agent never answers with a bare Message.
+
+    A streamed send then stores the task and sends it as the stream's first event at
+    once, before the agent runs, instead of waiting for the agent's first event to tell
+    a direct reply from a task: the client has the task's id (to follow, cancel or
+    resume it) while the agent is still at its first step. A Message the agent replies
+    with anyway becomes the task's final status message, as with ``returnImmediately``.
+    """
+
     @abstractmethod
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
         """Do the work, reporting through ``updater``; returning completes a working task."""
@@ -185,6 +195,8 @@ class GeneratorExecutor(AgentExecutor):
     def __init__(self, func: Callable[..., AsyncIterator[Any]]) -> None:
         self.func = func
         self._with_updater = _wants_updater(func)
+        # What it yields is always a task's artifact; only the updater could reply instead.
+        self.starts_task_at_once = not self._with_updater
 
     async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
         gen = self.func(context, updater) if self._with_updater else self.func(context)

@@ -230,8 +230,9 @@ class A2AService:
         claim = await self._claim(request, call)
         if claim is not None and claim.earlier:
             return await self._repeated_send(claim, call, immediate, history_length)
+        allow_reply = not immediate and not self.manager.executor.starts_task_at_once
         run = await self._begin(
-            request, call, allow_reply=not immediate, persist_now=immediate, claim=claim
+            request, call, allow_reply=allow_reply, persist_now=immediate, claim=claim
         )
         if not immediate:
             await run.settled.wait()
@@ -316,7 +317,11 @@ class A2AService:
             if stored.task.status.state.is_terminal:
                 return _Stream(_single(stored.version, snapshot(stored.task)), None)
             return await self.subscribe(SubscribeToTaskRequest(id=claim.task_id), call)
-        run = await self._begin(request, call, allow_reply=True, persist_now=False, claim=claim)
+        # An agent that always makes a task has it stored and announced before it runs.
+        at_once = self.manager.executor.starts_task_at_once
+        run = await self._begin(
+            request, call, allow_reply=not at_once, persist_now=at_once, claim=claim
+        )
         # The run is scheduled but cannot have emitted yet: subscribing now misses nothing.
         subscription = self.manager.subscribe(run.task_id, current=run.version)
         return _Stream(self._run_stream(run, run.version, subscription, claim), subscription)

@@ -15,9 +15,11 @@ from typing import Any
 import httpx
 import pytest
 from a2a_core import AgentCardBuilder
-from a2a_core.server import A2AService
+from a2a_core.client import A2AClient
+from a2a_core.server import A2AService, AgentExecutor, RequestContext, TaskUpdater
 from a2a_core.server.asgi import create_app
 from a2a_core.server.serve import interfaces_for, public_base_url, running_server
+from a2a_core.types import Task, TaskState, TaskStatusUpdateEvent
 from a2a_http_support import V10, WaitingAgent, echo, make_card, rpc, v10_message
 
 pytestmark = pytest.mark.timeout(60)
@@ -395,3 +397,54 @@ async def test_shutdown_answers_a_waiting_blocking_send_with_the_canceled_task()
         response = await asyncio.wait_for(pending, 15)
     assert response.status_code == 200
     assert response.json()["result"]["task"]["status"]["state"] == "TASK_STATE_CANCELED"
+
+
+# -- a task announced at once, over the wire -------------------------------------------------
+
+
+_STREAMING_CARD = (
+    AgentCardBuilder("Announcer", description="announces its tasks", version="1.0.0")
+    .skill("wait", "Wait", "waits", tags=["t"])
+    .streaming()
+)
+
+
+class SilentUntilReleased(AgentExecutor):
+    """Always makes a task, and says nothing until released."""
+
+    starts_task_at_once = True
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        await self.release.wait()
+        await updater.complete(f"done: {context.text}")
+
+
+@pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
+async def test_a_task_announced_at_once_can_be_read_and_canceled_before_the_agent_speaks(
+    binding: str,
+) -> None:
+    agent = SilentUntilReleased()
+    try:
+        async with (
+            running_server(agent, card=_STREAMING_CARD) as srv,
+            await A2AClient.connect(
+                f"http://127.0.0.1:{srv.port}", preferred_bindings=[binding]
+            ) as client,
+        ):
+            stream = client.stream("slow question")
+            first = await asyncio.wait_for(anext(stream), 5)
+            assert isinstance(first, Task)
+            assert first.status.state is TaskState.SUBMITTED
+            read = await client.get_task(first.id)
+            assert read.status.state is TaskState.SUBMITTED
+            canceled = await client.cancel(first.id)
+            assert canceled.status.state is TaskState.CANCELED
+            rest = [event async for event in stream]
+            assert isinstance(rest[-1], TaskStatusUpdateEvent)
+            assert rest[-1].status.state is TaskState.CANCELED
+            assert not agent.release.is_set()
+    finally:
+        agent.release.set()

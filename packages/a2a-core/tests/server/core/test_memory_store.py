@@ -179,6 +179,23 @@ def big_task(task_id: str, state: TaskState = TaskState.WORKING, size: int = 100
     return task(task_id, state).model_copy(update={"history": [message]})
 
 
+def test_a_finished_task_is_kept_as_its_json_raw_deflated_with_small_tables() -> None:
+    """Raw deflate at memLevel 4: no header or checksum, and 4 KiB of hash table to clear
+    per task instead of zlib's default 64 KiB; no bigger than the default for small tasks."""
+    import zlib
+
+    from a2a_core.stores.memory import _Entry  # pyright: ignore[reportPrivateUsage]
+    from a2a_core.wire import dumps
+
+    finished = big_task("t", TaskState.COMPLETED, size=600)
+    entry = _Entry(finished, 1, None)
+    data = entry._data  # pyright: ignore[reportPrivateUsage]
+    assert isinstance(data, bytes)
+    assert zlib.decompress(data, -15) == dumps(finished)
+    assert len(data) < len(zlib.compress(dumps(finished), 1))
+    assert entry.task == finished
+
+
 async def test_finished_tasks_are_evicted_to_stay_within_max_bytes() -> None:
     store = MemoryTaskStore(max_bytes=1_000_000)
     for i in range(30):  # ~100 KB each, incompressible: 3 MB offered

@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator
 
 from ..errors import ServerBusyError
 from ..types import StreamEvent, StreamResponse
-from ..types._json import packed_event_json
+from ..types._json import packed_event_json, taken_sent_json
 
 __all__ = ["EventBus", "EventsLost", "MemoryEventBus", "Subscription"]
 
@@ -53,29 +53,60 @@ class _Ring:
     ``StreamResponse`` JSON: ``(int, bytes)`` tuples, which the GC stops tracking.
     """
 
-    __slots__ = ("base", "events")
+    __slots__ = ("base", "events", "loose", "sent_through")
 
     def __init__(self, base: int, size: int) -> None:
         self.base = base
         """Every event with an id above ``base`` is (or was) in ``events``."""
         self.events: deque[tuple[int, StreamEvent | bytes]] = deque(maxlen=size)
+        self.loose = 0
+        """How many events are held as objects (0: nothing to pack)."""
+        self.sent_through = base
+        """The events up to this id were offered to ``pack_sent`` already."""
 
     def add(self, event_id: int, event: StreamEvent) -> None:
         events = self.events
         if len(events) == events.maxlen:
-            self.base = events[0][0]
+            self.base, oldest = events[0]
+            if type(oldest) is not bytes:
+                self.loose -= 1
         events.append((event_id, event))
+        self.loose += 1
 
     def pack(self) -> None:
         """Hold the events as JSON bytes (those of a subclass, or an end mark, stay)."""
-        events = self.events
-        if not events or type(events[-1][1]) is bytes:
+        if not self.loose:
             return  # empty, or packed already and nothing added since
+        events = self.events
         packed = self.events = deque(maxlen=events.maxlen)
+        loose = 0
         for event_id, event in events:
             if type(event) is not bytes:
                 event = packed_event_json(event) or event
+                loose += type(event) is not bytes
             packed.append((event_id, event))
+        self.loose = loose
+
+    def pack_sent(self, through: int) -> None:
+        """Hold the events up to ``through`` whose frames a stream has just sent as those
+        bytes (none is encoded here): a long stream's buffer is packed as it goes, and its
+        objects freed, instead of all at its end while the client's next request waits."""
+        sent_through = self.sent_through
+        if through <= sent_through:
+            return
+        self.sent_through = through
+        events = self.events
+        index = len(events) - 1
+        while index >= 0:  # from the newest back to the events offered before
+            event_id, event = events[index]
+            if event_id <= sent_through:
+                break
+            if event_id <= through and type(event) is not bytes:
+                data = taken_sent_json(event)
+                if data is not None:
+                    events[index] = (event_id, data)
+                    self.loose -= 1
+            index -= 1
 
     def after(self, event_id: int) -> list[tuple[int, StreamEvent]]:
         if event_id < self.base:
@@ -158,6 +189,11 @@ class Subscription:
     def pending(self) -> int:
         """Events received and not yet read (a replay is pending in full when subscribed)."""
         return len(self._items)
+
+    def sent(self) -> None:
+        """The frames of the events read so far are sent: their replay bytes can be kept."""
+        if self.event_id is not None:
+            self._bus.frames_sent(self.task_id, self.event_id)
 
     def close(self) -> None:
         """Stop receiving events (idempotent)."""
@@ -263,6 +299,12 @@ class MemoryEventBus(EventBus):
             if not draining:
                 del self._draining[task_id]
                 self.pack(task_id)  # the last stream has sent (and kept) its frames
+
+    def frames_sent(self, task_id: str, through: int) -> None:
+        """A stream sent the frames of the task's events up to ``through``."""
+        ring = self._rings.get(task_id)
+        if ring is not None and ring.loose:
+            ring.pack_sent(through)
 
     def publish(self, task_id: str, event: StreamEvent, event_id: int = NO_ID) -> None:
         if self._rings and event_id != NO_ID:

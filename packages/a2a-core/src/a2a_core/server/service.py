@@ -792,6 +792,11 @@ class _Stream:
         """Whether the event last returned is the stream's last (the next read ends it)."""
         return self._settled
 
+    def sent(self) -> None:
+        """The frames of the events read so far are sent (their replay bytes are kept)."""
+        if self._following and self._subscription is not None:
+            self._subscription.sent()
+
     def ready(self) -> int:
         """How many events the next reads return without waiting (0: unknown)."""
         subscription = self._subscription

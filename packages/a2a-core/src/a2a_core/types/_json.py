@@ -186,15 +186,19 @@ def sent_event_json(event: object) -> bytes | None:
     return data
 
 
-def packed_event_json(event: object) -> bytes | None:
-    """``event_json`` for a replay buffer: the bytes a stream sent, else encoded now."""
+def taken_sent_json(event: object) -> bytes | None:
+    """The bytes a stream sent for ``event`` (``sent_event_json``), taken; None: not kept."""
     global _sent_bytes
     sent = _SENT.pop(id(event), None)
-    if sent is not None:
-        _sent_bytes -= len(sent[1])
-        if sent[0] is event:  # always: the entry keeps the event alive, so its id is its own
-            return sent[1]
-    return event_json(event)
+    if sent is None:
+        return None
+    _sent_bytes -= len(sent[1])
+    return sent[1] if sent[0] is event else None  # always the same: the entry keeps it alive
+
+
+def packed_event_json(event: object) -> bytes | None:
+    """``event_json`` for a replay buffer: the bytes a stream sent, else encoded now."""
+    return taken_sent_json(event) or event_json(event)
 
 
 def task_json(task: Task) -> bytes | None:

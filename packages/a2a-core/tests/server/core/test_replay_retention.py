@@ -186,6 +186,40 @@ async def test_a_buffer_is_packed_when_its_last_reading_stream_lets_go() -> None
     assert bus._draining == {}  # pyright: ignore[reportPrivateUsage]
 
 
+async def test_sent_frames_are_kept_as_their_bytes_while_the_task_runs() -> None:
+    from a2a_core.types._json import sent_event_json
+
+    bus = MemoryEventBus(replay_events=4)
+    bus.record("t", 0)
+    sub = bus.subscribe("t")
+    chunks = [_chunk(text) for text in "abcdef"]
+    for event_id, chunk in enumerate(chunks[:4], 1):
+        bus.publish("t", chunk, event_id)
+    for _ in range(3):
+        event = await anext(sub)
+        sent_event_json(event)  # what a stream's 1.0 frame encodes
+    sub.sent()  # frames up to id 3 written
+    assert _held(bus, "t") == [bytes, bytes, bytes, TaskArtifactUpdateEvent]
+    sub.sent()  # nothing new: nothing walked again
+    bus.publish("t", chunks[4], 5)  # the ring is full: the oldest (packed) goes
+    bus.publish("t", chunks[5], 6)
+    assert _held(bus, "t") == [
+        bytes,
+        TaskArtifactUpdateEvent,
+        TaskArtifactUpdateEvent,
+        TaskArtifactUpdateEvent,
+    ]
+    ring = bus._rings["t"]  # pyright: ignore[reportPrivateUsage]
+    assert ring.loose == 3
+    replayed = bus.subscribe("t", after=2)
+    assert [await anext(replayed) for _ in range(4)] == chunks[2:]  # bytes and objects alike
+    replayed.close()
+    sub.close()
+    bus.end("t")
+    assert _held(bus, "t") == [bytes] * 4
+    assert ring.loose == 0
+
+
 async def test_streams_that_never_let_go_are_forgotten_with_their_buffer() -> None:
     bus = MemoryEventBus(replay_tasks=1)
     bus.record("t", 0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, MutableMapping
 from typing import Any
 
 import httpx
@@ -175,6 +175,75 @@ async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_buf
     (ring,) = bus._rings.values()  # pyright: ignore[reportPrivateUsage]
     assert all(type(event) is bytes for _, event in ring.events)  # packed once read
     await svc.aclose()
+
+
+async def test_a_long_stream_keeps_the_bytes_of_its_sent_frames_as_it_goes() -> None:
+    """While the task still runs, the replay buffer already holds the events whose frames
+    were sent as those bytes (their objects freed): nothing is left to pack at the end
+    but the last frames, so the client's next request does not wait behind the packing."""
+    import json
+
+    from a2a_core.server import TaskUpdater
+    from a2a_core.server.events import MemoryEventBus
+
+    gate = asyncio.Event()
+
+    async def slow_chunks(context: RequestContext, updater: TaskUpdater) -> None:
+        for i in range(5):
+            await updater.add_artifact(f"c{i}", artifact_id="a", append=i > 0, last_chunk=False)
+            await asyncio.sleep(0.01)  # each chunk goes out in its own frame
+        await gate.wait()
+        await updater.complete()
+
+    svc = A2AService(slow_chunks, make_card())
+    body = json.dumps(rpc("SendStreamingMessage", {"message": v10_message()})).encode()
+    frames: list[bytes] = []
+    delivered = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # the client stays
+        raise AssertionError("unreachable")
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.body" and message.get("body"):
+            frames.append(message["body"])
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/",
+        "raw_path": b"/",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"content-type", b"application/json"), (b"a2a-version", b"1.0")],
+        "client": ("127.0.0.1", 5555),
+        "server": ("127.0.0.1", 80),
+    }
+    serving = asyncio.ensure_future(create_app(svc)(scope, receive, send))
+    try:
+        for _ in range(500):
+            if sum(frame.count(b"artifactUpdate") for frame in frames) >= 5:
+                break
+            await asyncio.sleep(0.01)
+        bus = svc.manager.bus
+        assert isinstance(bus, MemoryEventBus)
+        (ring,) = bus._rings.values()  # pyright: ignore[reportPrivateUsage]
+        kinds = [type(event) for _, event in ring.events]
+        assert len(kinds) == 5
+        assert kinds[:4] == [bytes] * 4  # sent: kept as their frames' bytes already
+        assert not serving.done()  # the task still runs
+    finally:
+        gate.set()
+        await asyncio.wait_for(serving, 5)
+        await svc.aclose()
+    assert all(type(event) is bytes for _, event in ring.events)  # the rest at the end
 
 
 @pytest.mark.parametrize("how", ["jsonrpc-1.0", "jsonrpc-0.3", "rest-post", "rest-get", "rest-0.3"])

@@ -267,6 +267,12 @@ class RecordedEvents:
         ready = getattr(self._events, "ready", None)
         return ready() if ready is not None else 0
 
+    def sent(self) -> None:
+        """The frames of the events returned so far are sent (forwarded)."""
+        sent = getattr(self._events, "sent", None)
+        if sent is not None:
+            sent()
+
     def ends(self) -> bool:
         """Whether the event last returned is the stream's last (forwarded)."""
         ends = getattr(self._events, "ends", None)

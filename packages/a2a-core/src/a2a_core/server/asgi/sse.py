@@ -183,6 +183,7 @@ async def stream_sse(
         has_ids = hasattr(events, "event_id")
         ready: Callable[[], int] | None = getattr(events, "ready", None)
         ends: Callable[[], bool] | None = getattr(events, "ends", None)
+        sent: Callable[[], None] | None = getattr(events, "sent", None)
         pending: list[bytes] = []  # frames of events that were ready together: one write
         size = 0
         try:
@@ -211,6 +212,8 @@ async def stream_sse(
                     finished = True
                     break
                 await pump.frame(data)
+                if sent is not None:
+                    sent()  # the replay buffer keeps these frames' bytes now
         except A2AError as exc:
             error = encode_error(exc)
         except Exception:

@@ -6,12 +6,13 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+from a2a_core.server import A2AService, AgentExecutor, RequestContext, TaskUpdater
 from a2a_core.server.executor import FunctionExecutor, GeneratorExecutor
 from a2a_core.types import (
     CancelTaskRequest,
     GetTaskRequest,
     Message,
+    StreamEvent,
     Task,
     TaskState,
     TaskStatusUpdateEvent,
@@ -37,14 +38,20 @@ class Gated(AgentExecutor):
             await updater.add_artifact("done")
 
 
+async def _announced(service: A2AService) -> tuple[AsyncIterator[StreamEvent], Task]:
+    """A streamed send's stream and its first event, which must be the task."""
+    stream = await service.stream_message(send("hi"), CALL)
+    first = await asyncio.wait_for(anext(stream), 5)
+    assert isinstance(first, Task)
+    return stream, first
+
+
 async def test_a_streamed_send_announces_the_stored_task_before_the_agent_speaks(
     make_service: ServiceFactory,
 ) -> None:
     agent = Gated(at_once=True)
     service = make_service(agent)
-    stream = await service.stream_message(send("hi"), CALL)
-    first = await asyncio.wait_for(anext(stream), 5)
-    assert isinstance(first, Task)
+    stream, first = await _announced(service)
     assert first.status.state is TaskState.SUBMITTED
     assert first.history[-1].text == "hi"
     stored = await service.get_task(GetTaskRequest(id=first.id), CALL)
@@ -81,9 +88,7 @@ async def test_the_announced_task_can_be_canceled_before_the_agent_speaks(
 ) -> None:
     agent = Gated(at_once=True)
     service = make_service(agent)
-    stream = await service.stream_message(send("hi"), CALL)
-    first = await asyncio.wait_for(anext(stream), 5)
-    assert isinstance(first, Task)
+    stream, first = await _announced(service)
     canceled = await service.cancel_task(CancelTaskRequest(id=first.id), CALL)
     assert canceled.status.state is TaskState.CANCELED
     rest = [event async for event in stream]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, MutableMapping
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -66,27 +66,7 @@ async def test_the_settling_event_ends_the_response_in_one_write(app: Any) -> No
 
     body = json.dumps(rpc("SendStreamingMessage", {"message": v10_message("s")}, rid=1)).encode()
     conn = FakeConnection()
-    sent = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await conn.receive()
-
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/",
-        "root_path": "",
-        "query_string": b"",
-        "headers": [(b"content-type", b"application/json"), (b"a2a-version", b"1.0")],
-        "scheme": "http",
-        "server": ("127.0.0.1", 80),
-        "client": ("127.0.0.1", 5),
-    }
-    await app(scope, receive, conn.send)
+    await app(*_posted(body, conn), conn.send)
     last = conn.sent[-1]
     assert last["more_body"] is False
     assert b"TASK_STATE_COMPLETED" in last["body"]
@@ -197,39 +177,11 @@ async def test_a_long_stream_keeps_the_bytes_of_its_sent_frames_as_it_goes() -> 
 
     svc = A2AService(slow_chunks, make_card())
     body = json.dumps(rpc("SendStreamingMessage", {"message": v10_message()})).encode()
-    frames: list[bytes] = []
-    delivered = False
-
-    async def receive() -> dict[str, Any]:
-        nonlocal delivered
-        if not delivered:
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await asyncio.Event().wait()  # the client stays
-        raise AssertionError("unreachable")
-
-    async def send(message: MutableMapping[str, Any]) -> None:
-        if message["type"] == "http.response.body" and message.get("body"):
-            frames.append(message["body"])
-
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/",
-        "raw_path": b"/",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"content-type", b"application/json"), (b"a2a-version", b"1.0")],
-        "client": ("127.0.0.1", 5555),
-        "server": ("127.0.0.1", 80),
-    }
-    serving = asyncio.ensure_future(create_app(svc)(scope, receive, send))
+    conn = FakeConnection()
+    serving = asyncio.ensure_future(create_app(svc)(*_posted(body, conn), conn.send))
     try:
         for _ in range(500):
-            if sum(frame.count(b"artifactUpdate") for frame in frames) >= 5:
+            if sum(frame.count(b"artifactUpdate") for frame in conn.bodies) >= 5:
                 break
             await asyncio.sleep(0.01)
         bus = svc.manager.bus
@@ -391,6 +343,31 @@ async def test_unencodable_event_ends_the_stream_with_an_error(
 
 
 # -- stream_sse directly ------------------------------------------------------------------
+
+
+def _posted(body: bytes, conn: FakeConnection) -> tuple[dict[str, Any], Any]:
+    """The ASGI scope and receive of a 1.0 JSON-RPC POST of ``body``; then ``conn`` receives."""
+    delivered = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await conn.receive()
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json"), (b"a2a-version", b"1.0")],
+        "scheme": "http",
+        "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 5),
+    }
+    return scope, receive
 
 
 class FakeConnection:

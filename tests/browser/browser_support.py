@@ -14,12 +14,9 @@ the synchronous Playwright API drives the browser from the test's thread.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
-import socket
-import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 CHROMIUM_ENV = "A2A_CHROMIUM"
@@ -36,12 +33,6 @@ def chromium_path() -> str | None:
         if found:
             return found
     return None
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 # -- agents ------------------------------------------------------------------------------
@@ -145,72 +136,6 @@ def streaming_chain() -> Any:
 
 
 # -- servers ------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def served(agent: Any, startup_timeout: float = 30.0, **options: Any) -> Iterator[str]:
-    """``a2a_core.serve``'s server for ``agent`` in a thread; yields its base URL."""
-    from a2a_core.server.serve import running_server
-
-    ready = threading.Event()
-    url: list[str] = []
-    errors: list[BaseException] = []
-    loop = asyncio.new_event_loop()
-    stop = asyncio.Event()
-
-    async def main() -> None:
-        try:
-            async with running_server(agent, **options) as server:
-                url.append(f"http://127.0.0.1:{server.port}")
-                ready.set()
-                await stop.wait()
-        except BaseException as exc:
-            errors.append(exc)
-            ready.set()
-
-    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), daemon=True)
-    thread.start()
-    if not ready.wait(startup_timeout) or errors:
-        raise RuntimeError(f"the test server did not start: {errors}")
-    try:
-        yield url[0]
-    finally:
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(timeout=20)
-        loop.close()
-
-
-@contextlib.contextmanager
-def uvicorn_in_thread(app: Any, port: int | None = None) -> Iterator[str]:
-    """Any ASGI app on 127.0.0.1 in a thread; yields its base URL."""
-    import time
-
-    import uvicorn
-
-    port = port or free_port()
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        lifespan="on",
-        access_log=False,
-        loop="asyncio",
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            server.should_exit = True
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=20)
 
 
 def sdk_app(port: int) -> Any:

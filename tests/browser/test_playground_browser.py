@@ -16,16 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_support import (
-    STREAMED_WORDS,
-    free_port,
-    helper_agent,
-    helper_card,
-    sdk_app,
-    served,
-    streaming_chain,
-    uvicorn_in_thread,
-)
+from a2a_core.testing import asgi_in_thread, free_port, served_in_thread
+from browser_support import STREAMED_WORDS, helper_agent, helper_card, sdk_app, streaming_chain
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -36,7 +28,7 @@ PNG = base64.b64decode(
 
 @pytest.fixture(scope="module")
 def helper() -> Iterator[str]:
-    with served(helper_agent, card=helper_card(), port=free_port()) as url:
+    with served_in_thread(helper_agent, card=helper_card(), port=free_port()) as url:
         yield url
 
 
@@ -89,7 +81,7 @@ def test_the_page_shows_the_card(page: Any, helper: str) -> None:
 
 
 def test_a_streaming_chain_answer_grows(page: Any) -> None:
-    with served(streaming_chain(), port=free_port()) as url:
+    with served_in_thread(streaming_chain(), port=free_port()) as url:
         open_page(page, url)
         send(page, "go")
         artifact = page.locator(".artifact .parts")
@@ -228,7 +220,9 @@ def test_other_versions_and_bindings(page: Any, helper: str, version: str, bindi
 
 
 def test_a_token_for_a_protected_agent(page: Any) -> None:
-    with served(helper_agent, port=free_port(), bearer_tokens={"s3cret": "tester"}) as url:
+    with served_in_thread(
+        helper_agent, port=free_port(), bearer_tokens={"s3cret": "tester"}
+    ) as url:
         open_page(page, url)
         assert page.locator("#auth").is_visible()
         assert "security" in page.locator("#card").inner_text().lower()
@@ -260,9 +254,9 @@ def test_the_proxy_in_front_of_the_official_sdk(page: Any) -> None:
     from a2a_core.cli.proxy import PlaygroundProxy
 
     sdk_port, proxy_port = free_port(), free_port()
-    with uvicorn_in_thread(sdk_app(sdk_port), port=sdk_port) as sdk_url:
+    with asgi_in_thread(sdk_app(sdk_port), port=sdk_port) as sdk_url:
         proxy = PlaygroundProxy(sdk_url, allowed_hosts=(f"127.0.0.1:{proxy_port}",))
-        with uvicorn_in_thread(proxy, port=proxy_port) as local:
+        with asgi_in_thread(proxy, port=proxy_port) as local:
             open_page(page, local)
             assert page.locator("h1").inner_text() == "SDK agent"
             send(page, "hello sdk")

@@ -20,7 +20,8 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_support import free_port, helper_agent, helper_card, sdk_app, served, uvicorn_in_thread
+from a2a_core.testing import asgi_in_thread, free_port, served_in_thread
+from browser_support import helper_agent, helper_card, sdk_app
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -61,7 +62,7 @@ CONTRAST = """() => {
 
 @pytest.fixture(scope="module")
 def helper() -> Iterator[str]:
-    with served(helper_agent, card=helper_card(), port=free_port()) as url:
+    with served_in_thread(helper_agent, card=helper_card(), port=free_port()) as url:
         yield url
 
 
@@ -157,7 +158,7 @@ def test_nothing_is_requested_from_elsewhere(new_page: Any, helper: str) -> None
 
 
 def test_an_api_key_for_a_protected_agent(new_page: Any) -> None:
-    with served(helper_agent, port=free_port(), api_keys={"k3y": "tester"}) as url:
+    with served_in_thread(helper_agent, port=free_port(), api_keys={"k3y": "tester"}) as url:
         page = new_page(viewport={"width": 1280, "height": 900})
         sent: list[dict[str, str]] = []
         page.on("request", lambda r: sent.append(r.headers) if r.method == "POST" else None)
@@ -180,7 +181,7 @@ def test_an_api_key_for_a_protected_agent(new_page: Any) -> None:
 
 def test_the_playground_command_in_front_of_the_official_sdk(new_page: Any) -> None:
     sdk_port, port = free_port(), free_port()
-    with uvicorn_in_thread(sdk_app(sdk_port), port=sdk_port) as sdk_url:
+    with asgi_in_thread(sdk_app(sdk_port), port=sdk_port) as sdk_url:
         command = [sys.executable, "-m", "a2a_core.cli", "playground", sdk_url + "/"]
         command += ["--no-browser", "--port", str(port)]
         proc = subprocess.Popen(

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
-import uvicorn
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+from a2a_core.testing import asgi_in_thread, free_port
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:
@@ -27,12 +24,6 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     env["HOME"] = os.environ["A2A_CREWAI_TEST_HOME"]
     env.update(extra)
     return env
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _sdk_app(port: int) -> Any:
@@ -110,28 +101,8 @@ def _sdk_app(port: int) -> Any:
 def sdk_server() -> Iterator[str]:
     """The SDK's server on 127.0.0.1 in a background thread; yields its base URL."""
     port = free_port()
-    config = uvicorn.Config(
-        _sdk_app(port),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        lifespan="off",
-        access_log=False,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name=f"sdk-{port}", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            server.should_exit = True
-            raise RuntimeError("the SDK test server did not start")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with asgi_in_thread(_sdk_app(port), port=port, lifespan="off") as url:
+        yield url
 
 
 class AskingAgent(AgentExecutor):

@@ -8,24 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
-import threading
+import functools
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
-import uvicorn
+from a2a_core.testing import asgi_in_thread
+from a2a_core.testing import free_port as free_port  # re-exported for the tests
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager
@@ -42,48 +36,27 @@ def running(
     that port, in the same event loop; ``grpc_app`` instead serves that
     ``grpc.aio`` server factory ``(port) -> server`` (the official SDK's).
     """
-    port = port or free_port()
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", access_log=False
-    )
-    server = uvicorn.Server(config)
-    target: Callable[[], None] = server.run
-    if grpc_port is not None:
 
-        async def both() -> None:
-            if grpc_app is not None:
-                grpc_server = grpc_app(grpc_port)
-                await grpc_server.start()
-                stop: Callable[[], Awaitable[Any]] = lambda: grpc_server.stop(0)  # noqa: E731
-            else:
-                from a2a_core.grpc import GrpcServer
+    @contextlib.asynccontextmanager
+    async def grpc_beside(grpc: int) -> AsyncIterator[None]:
+        if grpc_app is not None:
+            server = grpc_app(grpc)
+        else:
+            from a2a_core.grpc import GrpcServer
 
-                ours = GrpcServer("127.0.0.1", grpc_port)
-                ours.attach(app)
-                await ours.start()
-                stop = lambda: ours.stop(0)  # noqa: E731
-            try:
-                await server.serve()
-            finally:
-                await stop()
+            server = GrpcServer("127.0.0.1", grpc)
+            server.attach(app)
+        await server.start()
+        try:
+            yield
+        finally:
+            await server.stop(0)
 
-        def run_both() -> None:
-            asyncio.run(both())
-
-        target = run_both
-    thread = threading.Thread(target=target, name=f"uvicorn-{port}", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + startup_timeout
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            server.should_exit = True
-            raise RuntimeError("test server did not start")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    beside = None if grpc_port is None else functools.partial(grpc_beside, grpc_port)
+    with asgi_in_thread(
+        app, port=port, lifespan="off", startup_timeout=startup_timeout, beside=beside
+    ) as url:
+        yield url
 
 
 # --- the official SDK's server --------------------------------------------------------

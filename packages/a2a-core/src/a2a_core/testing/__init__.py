@@ -14,7 +14,8 @@ Subclass a suite in your package's tests and supply a factory::
 ``TaskStoreConformance`` does the same for ``TaskStore`` backends
 (``async def make_store(self)``), and ``ClusterConformance`` checks several
 service instances on one backend (live streams, replay, cancel and push
-across instances). See docs/testing.md. Not imported by
+across instances). ``served_in_thread`` and ``asgi_in_thread`` serve an agent, or any
+ASGI app, on 127.0.0.1 from a thread (for synchronous tests). See docs/testing.md. Not imported by
 ``import a2a_core``: it needs pytest.
 """
 
@@ -42,6 +43,7 @@ from .fakes import (
     make_task,
 )
 from .store_suite import TaskStoreConformance
+from .threads import asgi_in_thread, free_port, served_in_thread
 
 __all__ = [
     "OPT_OUT_MARKER",
@@ -56,9 +58,12 @@ __all__ = [
     "ScenarioName",
     "SlowAgent",
     "TaskStoreConformance",
+    "asgi_in_thread",
     "card_problems",
+    "free_port",
     "make_task",
     "opt_out",
+    "served_in_thread",
 ]
 
 _publish(__name__, [value for name, value in globals().items() if name in __all__])

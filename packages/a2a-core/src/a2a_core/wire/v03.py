@@ -36,15 +36,12 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from ..errors import (
-    A2AError,
-    InvalidAgentResponseError,
     InvalidParamsError,
     MethodNotFoundError,
     UnrepresentableError,
     UnsupportedOperationError,
 )
 from ..types import (
-    AgentCard,
     Artifact,
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
@@ -65,6 +62,7 @@ from ..types import (
     TaskStatusUpdateEvent,
     format_timestamp,
 )
+from ._v03_codec import V03Codec, V03Shapes
 from ._v03_convert import (
     ROLE_FROM_V03,
     ROLE_TO_V03,
@@ -73,11 +71,8 @@ from ._v03_convert import (
     Converter,
     as_obj,
     b64,
-    card_in,
-    card_out,
     each,
     field_map,
-    guard,
     has,
     is_final,
     map_list,
@@ -89,9 +84,6 @@ from ._v03_convert import (
     remap,
     task_shapes,
 )
-from ._v03_downgrade import lenient
-from .codec import REQUEST_TYPES, Codec
-from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v03
 from .operations import Operation
 
 __all__ = ["V03JsonRpcCodec"]
@@ -463,97 +455,25 @@ def request_in(op: Operation, params: Any) -> dict[str, Any]:
     raise MethodNotFoundError(_LIST_TASKS_MESSAGE)
 
 
-class V03JsonRpcCodec(Codec):
+class V03JsonRpcCodec(V03Codec):
     """A2A 0.3 JSON-RPC (``types.ts`` shapes)."""
 
-    version: ClassVar[str] = "0.3"
     binding: ClassVar[str] = "JSONRPC"
+    shapes: ClassVar[V03Shapes] = V03Shapes.named_in(globals())
+    proto: ClassVar[bool] = False
+    no_list_tasks: ClassVar[str] = _LIST_TASKS_MESSAGE
 
-    # server side ----------------------------------------------------------
-    def decode_request(self, op: Operation, params: Any) -> BaseModel:
-        if op is Operation.LIST_TASKS:
-            raise MethodNotFoundError(_LIST_TASKS_MESSAGE)
-        data = guard(InvalidParamsError, "Invalid parameters", lambda: request_in(op, params))
-        return self._validate(REQUEST_TYPES[op], data)
+    def _push_configs_out(self, result: Any) -> Any:
+        if isinstance(result, ListTaskPushNotificationConfigsResponse):
+            if result.next_page_token:
+                raise UnrepresentableError("A2A 0.3 cannot page push notification configs")
+            configs = result.configs
+        else:
+            configs = list(result)
+        return [task_push_out(c) for c in configs]
 
-    def encode_result(self, op: Operation, result: Any) -> Any:
-        return lenient(lambda value: self._encode_result(op, value), result, rest=False)
-
-    def _encode_result(self, op: Operation, result: Any) -> Any:
-        if op is Operation.LIST_TASKS:
-            raise UnsupportedOperationError(_LIST_TASKS_MESSAGE)
-        if op is Operation.SEND_MESSAGE or op.streaming:
-            return event_out(result)
-        if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
-            return task_out(result)
-        if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
-            return task_push_out(result)
-        if op is Operation.LIST_PUSH_CONFIGS:
-            if isinstance(result, ListTaskPushNotificationConfigsResponse):
-                if result.next_page_token:
-                    raise UnrepresentableError("A2A 0.3 cannot page push notification configs")
-                configs = result.configs
-            else:
-                configs = list(result)
-            return [task_push_out(c) for c in configs]
-        if op is Operation.DELETE_PUSH_CONFIG:
-            return None
-        return self.encode_card(result)
-
-    # client side ----------------------------------------------------------
-    def encode_request(self, op: Operation, request: BaseModel) -> Any:
-        return request_out(op, request)
-
-    def decode_result(self, op: Operation, value: Any) -> Any:
-        if op is Operation.LIST_TASKS:
-            raise UnsupportedOperationError(_LIST_TASKS_MESSAGE)
-        if op is Operation.DELETE_PUSH_CONFIG:
-            return None
-        if op is Operation.GET_EXTENDED_CARD:
-            return self.decode_card(value)
-        return guard(
-            InvalidAgentResponseError,
-            "Malformed result from agent",
-            lambda: self._result_in(op, value),
-        )
-
-    def _result_in(self, op: Operation, value: Any) -> Any:
-        if op is Operation.SEND_MESSAGE:
-            return task_or_message_in(value)
-        if op.streaming:
-            return event_in(value)
-        if op in (Operation.GET_TASK, Operation.CANCEL_TASK):
-            return Task.model_validate(task_in(value))
-        if op in (Operation.CREATE_PUSH_CONFIG, Operation.GET_PUSH_CONFIG):
-            return TaskPushNotificationConfig.model_validate(task_push_in(value))
-        # LIST_PUSH_CONFIGS: a bare list in 0.3
+    def _push_configs_in(self, value: Any) -> ListTaskPushNotificationConfigsResponse:
+        # A bare list in 0.3 JSON-RPC.
         return ListTaskPushNotificationConfigsResponse.model_validate(
             {"configs": map_list(value, task_push_in)}
         )
-
-    # both sides -----------------------------------------------------------
-    def encode_event(self, event: StreamEvent) -> Any:
-        return lenient(event_out, event, rest=False)
-
-    def decode_event(self, value: Any) -> StreamEvent:
-        return guard(
-            InvalidAgentResponseError,
-            "Malformed stream event from agent",
-            lambda: event_in(value),
-        )
-
-    def encode_card(self, card: AgentCard) -> Any:
-        return card_out(card, proto=False)
-
-    def decode_card(self, value: Any) -> AgentCard:
-        return guard(
-            InvalidAgentResponseError,
-            "Malformed agent card",
-            lambda: AgentCard.model_validate(card_in(value)),
-        )
-
-    def encode_error(self, error: A2AError) -> dict[str, Any]:
-        return encode_jsonrpc_error_v03(error)
-
-    def decode_error(self, value: Any) -> A2AError:
-        return decode_jsonrpc_error(value)

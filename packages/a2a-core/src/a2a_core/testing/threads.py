@@ -63,16 +63,20 @@ def served_in_thread(
         target=loop.run_until_complete, args=(main(),), name="a2a-served", daemon=True
     )
     thread.start()
-    if not ready.wait(startup_timeout) or errors:
-        loop.call_soon_threadsafe(stop.set)
-        raise RuntimeError(f"the test server did not start: {errors or 'timed out'}")
-    try:
-        yield f"http://127.0.0.1:{ports[0]}"
-    finally:
+
+    def shut() -> None:
         loop.call_soon_threadsafe(stop.set)
         thread.join(timeout=20)
         if not thread.is_alive():
             loop.close()
+
+    if not ready.wait(startup_timeout) or errors:
+        shut()
+        raise RuntimeError(f"the test server did not start: {errors or 'timed out'}")
+    try:
+        yield f"http://127.0.0.1:{ports[0]}"
+    finally:
+        shut()
 
 
 @contextlib.contextmanager
@@ -99,7 +103,6 @@ def asgi_in_thread(
         log_level="warning",
         lifespan=lifespan,
         access_log=False,
-        loop="asyncio",
     )
     server = uvicorn.Server(config)
 

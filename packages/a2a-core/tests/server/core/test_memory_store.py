@@ -179,21 +179,99 @@ def big_task(task_id: str, state: TaskState = TaskState.WORKING, size: int = 100
     return task(task_id, state).model_copy(update={"history": [message]})
 
 
-def test_a_finished_task_is_kept_as_its_json_raw_deflated_with_small_tables() -> None:
-    """Raw deflate at memLevel 4: no header or checksum, and 4 KiB of hash table to clear
-    per task instead of zlib's default 64 KiB; no bigger than the default for small tasks."""
+def echo_task(i: int, state: TaskState = TaskState.COMPLETED) -> Task:
+    """A small finished task like a blocking send's: the user's message and one artifact."""
+    from a2a_core.types import Artifact, Message, Part, Role
+
+    task_id, context_id = f"{i:08x}-db45-4820-adf1-d7d18ec5f0bc", f"ctx-{i:04d}-472c-b7d0"
+    asked = Message(
+        message_id=f"m-{i:08x}",
+        role=Role.USER,
+        parts=[Part(text=f"question {i}")],
+        task_id=task_id,
+        context_id=context_id,
+    )
+    answer = Artifact(artifact_id="a-1", name="echo", parts=[Part(text=f"answer {i}")])
+    status = TaskStatus(state=state, timestamp=T0 + timedelta(seconds=i))
+    return Task(
+        id=task_id, context_id=context_id, status=status, history=[asked], artifacts=[answer]
+    )
+
+
+def charged(store: MemoryTaskStore) -> int:
+    return sum(e.size for e in store._tasks.values())  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_finished_tasks_are_deflated_together_in_packs_and_read_back_whole() -> None:
+    """Finished tasks are kept as JSON in packs of up to 32, deflated together once full:
+    a third of the bytes of each deflated alone, for one compressor set-up."""
     import zlib
 
-    from a2a_core.stores.memory import _Entry  # pyright: ignore[reportPrivateUsage]
+    from a2a_core.stores.memory import _Pack  # pyright: ignore[reportPrivateUsage]
     from a2a_core.wire import dumps
 
-    finished = big_task("t", TaskState.COMPLETED, size=600)
-    entry = _Entry(finished, 1, None)
-    data = entry._data  # pyright: ignore[reportPrivateUsage]
-    assert isinstance(data, bytes)
-    assert zlib.decompress(data, -15) == dumps(finished)
-    assert len(data) < len(zlib.compress(dumps(finished), 1))
-    assert entry.task == finished
+    store = MemoryTaskStore()
+    tasks = [echo_task(i) for i in range(70)]
+    for t in tasks:
+        await store.create(t, None)
+        assert store.stored_bytes == charged(store)
+    entries = store._tasks  # pyright: ignore[reportPrivateUsage]
+    packs = {id(e._data) for e in entries.values()}  # pyright: ignore[reportPrivateUsage]
+    assert len(packs) == 3  # 32 + 32 deflated, 6 in the open pack
+    first = entries[tasks[0].id]._data  # pyright: ignore[reportPrivateUsage]
+    assert isinstance(first, _Pack)
+    assert not first.open
+    alone = sum(len(zlib.compress(dumps(t), 1, -15)) for t in tasks[:32])
+    together = sum(entries[t.id].size for t in tasks[:32]) - 32 * 400  # the entry overhead
+    assert together < alone / 2
+    for t in reversed(tasks):  # the open pack's raw JSON, then the deflated ones'
+        stored = await store.get(t.id, None)
+        assert stored is not None
+        assert stored.task == t
+    page = await store.list(TaskQuery(page_size=100), None)
+    assert [t.id for t in page.tasks] == [t.id for t in reversed(tasks)]
+
+
+async def test_a_pack_deflated_after_some_of_its_tasks_went_charges_only_those_left() -> None:
+    store = MemoryTaskStore()
+    for i in range(20):
+        await store.create(echo_task(i), None)
+    for i in range(0, 20, 3):
+        assert await store.delete(echo_task(i).id, None)
+    await store.create(task("live"), None)
+    for i in range(20, 60):  # fills the first pack, deflating it, and then the next
+        await store.create(echo_task(i), None)
+        assert store.stored_bytes == charged(store)
+    for i in range(1, 20, 3):
+        stored = await store.get(echo_task(i).id, None)
+        assert stored is not None
+        assert stored.task == echo_task(i)
+    for tid in list(store._tasks):  # pyright: ignore[reportPrivateUsage]
+        await store.delete(tid, None)
+    assert store.stored_bytes == 0
+
+
+async def test_a_task_that_finishes_joins_a_pack_and_a_large_one_gets_its_own() -> None:
+    from a2a_core.stores.memory import _Pack  # pyright: ignore[reportPrivateUsage]
+
+    store = MemoryTaskStore()
+    await store.create(echo_task(1, TaskState.WORKING), None)
+    await store.save(echo_task(1), None, 1)
+    big = big_task("big", TaskState.COMPLETED, size=40_000)
+    await store.create(big, None)
+    assert store.stored_bytes == charged(store)
+    entries = store._tasks  # pyright: ignore[reportPrivateUsage]
+    assert entries["big"].size > 28_000  # random base64: 6 bits a byte
+    alone, shared = entries["big"]._data, entries[echo_task(1).id]._data  # pyright: ignore[reportPrivateUsage]
+    assert isinstance(alone, _Pack)
+    assert isinstance(shared, _Pack)
+    assert not alone.open
+    assert shared.open
+    for t in (echo_task(1), big):
+        stored = await store.get(t.id, None)
+        assert stored is not None
+        assert stored.task == t
+        assert stored.version == (1 if t is big else 2)
 
 
 async def test_finished_tasks_are_evicted_to_stay_within_max_bytes() -> None:

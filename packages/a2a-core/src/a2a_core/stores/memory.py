@@ -17,6 +17,7 @@ from __future__ import annotations
 import zlib
 from array import array
 from collections import OrderedDict
+from collections.abc import Callable
 
 from ..errors import ServerBusyError
 from ..types import Task, TaskState
@@ -146,7 +147,13 @@ class _Entry:
 
     __slots__ = ("_data", "_number", "context_id", "owner", "state", "ts", "version")
 
-    def __init__(self, task: Task, version: int, owner: str | None, packs: _Packer) -> None:
+    def __init__(
+        self,
+        task: Task,
+        version: int,
+        owner: str | None,
+        pack: Callable[[bytes], tuple[_Pack, int]],
+    ) -> None:
         self.version = version
         self.owner = owner
         self.state: TaskState = task.status.state
@@ -159,7 +166,7 @@ class _Entry:
         if self.state.is_terminal:
             # One slot holds either form: a finished task's pack, or the live object.
             data = task_json(task) or _to_json(task, by_alias=True)
-            self._data, self._number = packs.add(data)
+            self._data, self._number = pack(data)
         else:
             self._data = task
             # Estimated, not encoded: encoding it cost more than the rest of the write.
@@ -192,28 +199,6 @@ class _Entry:
 
     def stored(self) -> StoredTask:
         return StoredTask(self.task, self.version, self.owner)
-
-
-class _Packer:
-    """The store's open pack: finished tasks join it until it is full."""
-
-    __slots__ = ("_open", "_store")
-
-    def __init__(self, store: MemoryTaskStore) -> None:
-        self._store = store
-        self._open = _Pack()
-
-    def add(self, data: bytes) -> tuple[_Pack, int]:
-        if len(data) >= _PACK_BYTES:  # alone, deflated at once: nothing counted yet
-            pack = _Pack()
-            index = pack.add(data)
-            pack.seal()
-            return pack, index
-        pack = self._open
-        if not pack.fits(len(data)):
-            self._store._recharge(pack.seal())  # pyright: ignore[reportPrivateUsage]
-            pack = self._open = _Pack()
-        return pack, pack.add(data)
 
 
 class MemoryTaskStore(TaskStore, SentMessages):
@@ -251,7 +236,7 @@ class MemoryTaskStore(TaskStore, SentMessages):
         self._tasks: OrderedDict[str, _Entry] = OrderedDict()
         self._bytes = 0
         self._live_bytes = 0
-        self._packs = _Packer(self)
+        self._open_pack = _Pack()
         self._finished = 0
         """How many stored tasks are terminal (the ones eviction may take)."""
 
@@ -287,7 +272,7 @@ class MemoryTaskStore(TaskStore, SentMessages):
     async def create(self, task: Task, owner: str | None) -> StoredTask:
         if task.id in self._tasks:
             raise ConcurrentUpdateError(f"task {task.id} already exists")
-        entry = _Entry(task, 1, owner, self._packs)
+        entry = _Entry(task, 1, owner, self._pack)
         if not entry.state.is_terminal:
             self._check_room(entry.size)
         self._put(task.id, entry)
@@ -322,7 +307,7 @@ class MemoryTaskStore(TaskStore, SentMessages):
             raise ConcurrentUpdateError(
                 f"task {task.id} is at version {current.version}, expected {expected_version}"
             )
-        entry = _Entry(task, version, owner, self._packs)
+        entry = _Entry(task, version, owner, self._pack)
         if not entry.state.is_terminal:
             held = current.size if not current.state.is_terminal else 0
             if entry.size > held:
@@ -385,9 +370,18 @@ class MemoryTaskStore(TaskStore, SentMessages):
         else:
             self._live_bytes -= size
 
-    def _recharge(self, change: int) -> None:
-        """A pack was deflated: its counted tasks' charges changed by ``change`` bytes."""
-        self._bytes += change
+    def _pack(self, data: bytes) -> tuple[_Pack, int]:
+        """Put a finished task's JSON in the open pack (deflating the full one first)."""
+        if len(data) >= _PACK_BYTES:  # alone, deflated at once: nothing counted yet
+            pack = _Pack()
+            index = pack.add(data)
+            pack.seal()
+            return pack, index
+        pack = self._open_pack
+        if not pack.fits(len(data)):
+            self._bytes += pack.seal()  # its tasks' charges become their shares
+            pack = self._open_pack = _Pack()
+        return pack, pack.add(data)
 
     def _check_room(self, size: int) -> None:
         """Refuse work whose bytes would not fit even once every finished task is evicted.

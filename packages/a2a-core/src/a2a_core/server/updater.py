@@ -101,6 +101,22 @@ class TaskUpdater:
         """An agent message in this task and context."""
         if isinstance(content, Message):
             return content
+        if not fields and type(self.task_id) is str and type(self.context_id) is str:
+            parts = _plain_parts(content)
+            if parts is not None:  # our own values, of their fields' types: built as is
+                return built(
+                    Message,
+                    {
+                        "message_id": new_id(),
+                        "context_id": self.context_id,
+                        "task_id": self.task_id,
+                        "role": Role.AGENT,
+                        "parts": parts,
+                        "metadata": None,
+                        "extensions": [],
+                        "reference_task_ids": [],
+                    },
+                )
         return Message(
             message_id=new_id(),
             role=Role.AGENT,

@@ -1,8 +1,8 @@
-"""The events ``TaskUpdater.add_artifact`` builds equal the validated models.
+"""The events and messages ``TaskUpdater`` builds equal the validated models.
 
-Chunks from plain values (a ``str``, ``Part`` objects) are built without validation
-(``a2a_core.types._base.built``); they must be indistinguishable from the models that
-validating the same values gives: equal, the same fields in the same order, the same
+Chunks and agent messages from plain values (a ``str``, ``Part`` objects) are built
+without validation (``a2a_core.types._base.built``); they must be indistinguishable from
+the models that validating the same values gives: equal, the same fields in the same order, the same
 wire bytes. Values that validation refuses are still refused.
 """
 
@@ -14,6 +14,7 @@ import pytest
 from a2a_core.server.updater import TaskUpdater
 from a2a_core.types import (
     Artifact,
+    Message,
     Part,
     StreamEvent,
     TaskArtifactUpdateEvent,
@@ -109,3 +110,43 @@ async def test_built_status_event_equals_the_validated_one(
     await TaskUpdater(sink, "task-1", "ctx-1").update_status(state, message, metadata=metadata)
     event, validated = only_event_and_its_validated_twin(sink, TaskStatusUpdateEvent)
     assert list(event.__dict__) == list(validated.__dict__)
+
+
+MESSAGES: list[Any] = [
+    "hello",
+    "",
+    'é 🙂 \n"quoted"',
+    Part(text="p", media_type="text/markdown"),
+    [Part(text="a"), Part(data={"k": [1, None]}), Part(url="https://x/y")],
+]
+
+
+@pytest.mark.parametrize("content", MESSAGES)
+def test_built_agent_message_equals_the_validated_one(content: Any) -> None:
+    message = TaskUpdater(Sink(), "task-1", "ctx-1").new_agent_message(content)
+    validated = Message.model_validate(message.model_dump())
+    assert message == validated
+    assert dumps(message) == dumps(validated)
+    assert list(message.__dict__) == list(Message.model_fields)
+    assert (message.task_id, message.context_id, message.role.value) == (
+        "task-1",
+        "ctx-1",
+        "ROLE_AGENT",
+    )
+    copy = message.model_copy(update={"task_id": "other"})
+    assert copy.parts == validated.parts
+
+
+@pytest.mark.parametrize("content", [[], ["not a part"], [Part(text="a"), "b"]])
+def test_agent_messages_of_invalid_values_are_still_refused(content: Any) -> None:
+    with pytest.raises(ValidationError):
+        TaskUpdater(Sink(), "task-1", "ctx-1").new_agent_message(content)
+
+
+def test_an_agent_message_with_more_fields_is_validated() -> None:
+    updater = TaskUpdater(Sink(), "task-1", "ctx-1")
+    message = updater.new_agent_message("x", metadata={"k": 1}, reference_task_ids=["t0"])
+    assert message.metadata == {"k": 1}
+    assert message.reference_task_ids == ["t0"]
+    with pytest.raises(ValidationError):
+        updater.new_agent_message("x", reference_task_ids="t0")

@@ -69,26 +69,30 @@ class _Pack:
         self._raw: list[bytes] | None = []
         self._blob = b""
         self._ends = array("I")  # where each task's JSON ends in the whole
-        self._charges = array("I")
+        self._charges = array("I")  # each task's share of the blob, once deflated
         self._counted = bytearray()  # 1 while the store counts the task's charge
 
     @property
     def open(self) -> bool:
         return self._raw is not None
 
+    def _start(self, index: int) -> int:
+        """Where task ``index``'s JSON starts in the whole (where the next one would)."""
+        return self._ends[index - 1] if index else 0
+
     def fits(self, size: int) -> bool:
         """Whether a task of ``size`` bytes of JSON may join this open pack."""
-        held = self._ends[-1] if self._ends else 0
-        return len(self._ends) < _PACK_TASKS and held + size <= _PACK_BYTES
+        count = len(self._ends)
+        return count < _PACK_TASKS and self._start(count) + size <= _PACK_BYTES
 
     def add(self, data: bytes) -> int:
         """Keep a task's JSON (the pack is open); its index in the pack."""
         assert self._raw is not None
+        index = len(self._ends)
         self._raw.append(data)
-        self._ends.append((self._ends[-1] if self._ends else 0) + len(data))
-        self._charges.append(len(data))
+        self._ends.append(self._start(index) + len(data))
         self._counted.append(0)
-        return len(self._ends) - 1
+        return index
 
     def seal(self) -> int:
         """Deflate the pack; the change in the charges the store counts."""
@@ -97,18 +101,20 @@ class _Pack:
         whole = b"".join(self._raw)
         self._blob = compressor.compress(whole) + compressor.flush()
         self._raw = None
-        before = after = 0
-        total, blob, start = len(whole) or 1, len(self._blob), 0
+        change = 0
+        total, blob = len(whole) or 1, len(self._blob)
         for index, end in enumerate(self._ends):
-            share = (end - start) * blob // total + 1
-            start = end
+            size = end - self._start(index)
+            share = size * blob // total + 1
+            self._charges.append(share)
             if self._counted[index]:
-                before += self._charges[index]
-                after += share
-            self._charges[index] = share
-        return after - before
+                change += share - size
+        return change
 
     def charge(self, index: int) -> int:
+        """Task ``index``'s bytes: its JSON while the pack is open, then its share."""
+        if self._raw is not None:
+            return self._ends[index] - self._start(index)
         return self._charges[index]
 
     def counted(self, index: int, counted: bool) -> None:
@@ -125,8 +131,7 @@ class _Pack:
             whole = zlib.decompress(self._blob, _RAW_DEFLATE)
             if len(self._ends) > 1:  # a listing's page reads a pack's tasks in a row
                 _last_inflated = (self, whole)
-        start = self._ends[index - 1] if index else 0
-        return whole[start : self._ends[index]]
+        return whole[self._start(index) : self._ends[index]]
 
 
 _last_inflated: tuple[_Pack, bytes] | None = None

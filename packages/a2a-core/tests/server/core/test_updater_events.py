@@ -2,8 +2,8 @@
 
 Chunks and agent messages from plain values (a ``str``, ``Part`` objects) are built
 without validation (``a2a_core.types._base.built``); they must be indistinguishable from
-the models that validating the same values gives: equal, the same fields in the same order, the same
-wire bytes. Values that validation refuses are still refused.
+the models that validating the same values gives: equal, the same fields in the same
+order, the same wire bytes. Values that validation refuses are still refused.
 """
 
 from __future__ import annotations

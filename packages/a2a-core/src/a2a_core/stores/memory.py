@@ -3,8 +3,8 @@
 Finished tasks are kept as their compact JSON, deflated in packs of up to 32 (a
 fraction of the memory of the model objects: pydantic keeps per-instance
 bookkeeping on every nested model), and decoded on read; tasks still in progress
-stay objects, since they change often. Listing filters on kept metadata and
-decodes only the page.
+stay objects, since they change often. Listing walks an order kept from the first
+listing on (``_status_order``), filters on kept metadata and decodes only the page.
 
 Both bounds evict the least recently updated finished tasks first. Tasks in
 progress are never evicted: when they alone hold the byte budget, new tasks
@@ -23,19 +23,15 @@ from ..errors import ServerBusyError
 from ..types import Task, TaskState
 from ..types._json import task_json
 from ._sizes import estimated_json_size
+from ._status_order import StatusOrder
 from .base import (
     ConcurrentUpdateError,
     StoredTask,
     TaskPage,
     TaskQuery,
     TaskStore,
-    decode_cursor,
-    encode_cursor,
-    sort_key,
 )
 from .cluster import SentMessages
-
-_ = sort_key  # the order ``_Entry.key`` reproduces
 
 __all__ = ["DEFAULT_MAX_BYTES", "MemoryTaskStore"]
 
@@ -191,10 +187,6 @@ class _Entry:
         if isinstance(data, _Pack):
             data.counted(self._number, counted)
 
-    def key(self, task_id: str) -> tuple[float, str]:
-        """The same order as ``sort_key``: newest status first, then by id."""
-        return (-(self.ts or 0.0), task_id)
-
     @property
     def task(self) -> Task:
         data = self._data
@@ -244,6 +236,8 @@ class MemoryTaskStore(TaskStore, SentMessages):
         self._open_pack = _Pack()
         self._finished = 0
         """How many stored tasks are terminal (the ones eviction may take)."""
+        self._order: StatusOrder | None = None
+        """ListTasks' order, kept from the first listing on (a store never listed keeps none)."""
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -321,6 +315,8 @@ class MemoryTaskStore(TaskStore, SentMessages):
         self._tasks[task.id] = entry  # in place, then last: no hash-table churn
         self._tasks.move_to_end(task.id)
         self._count(entry)
+        if self._order is not None and entry.ts != current.ts:
+            self._order.moved(task.id, entry)
         self._evict()
         return StoredTask(task, version, owner)
 
@@ -332,30 +328,23 @@ class MemoryTaskStore(TaskStore, SentMessages):
         return True
 
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
-        after_ts = query.status_after.timestamp() if query.status_after is not None else None
-        matching = [
-            (e.key(tid), e)
-            for tid, e in self._tasks.items()
-            if e.owner == owner and _matches(e, query, after_ts)
-        ]
-        matching.sort(key=lambda pair: pair[0])
-        start = 0
-        if query.page_token:
-            after = decode_cursor(query.page_token)
-            while start < len(matching) and matching[start][0] <= after:
-                start += 1
-        page = [e.task for _, e in matching[start : start + query.page_size]]
-        more = start + query.page_size < len(matching)
-        token = encode_cursor(page[-1]) if more and page else ""
-        return TaskPage(tasks=page, next_page_token=token, total_size=len(matching))
+        order = self._order
+        if order is None:
+            order = self._order = StatusOrder(self._tasks)
+        return order.page(query, owner)
 
     # -- accounting ---------------------------------------------------------------------
     def _put(self, task_id: str, entry: _Entry) -> None:
         self._tasks[task_id] = entry  # a new key goes last: most recently updated
         self._count(entry)
+        if self._order is not None:
+            self._order.created(task_id, entry)
 
     def _drop(self, task_id: str) -> None:
-        self._uncount(self._tasks.pop(task_id))
+        entry = self._tasks.pop(task_id)
+        self._uncount(entry)
+        if self._order is not None:
+            self._order.removed(entry)
 
     def _count(self, entry: _Entry) -> None:
         size = entry.size
@@ -430,11 +419,3 @@ class MemoryTaskStore(TaskStore, SentMessages):
         move_to_end = self._tasks.move_to_end
         for task_id in passed:
             move_to_end(task_id)
-
-
-def _matches(entry: _Entry, query: TaskQuery, after_ts: float | None) -> bool:
-    if query.context_id is not None and entry.context_id != query.context_id:
-        return False
-    if query.state is not None and entry.state is not query.state:
-        return False
-    return not (after_ts is not None and (entry.ts is None or entry.ts < after_ts))

@@ -330,6 +330,44 @@ def git_state() -> str:
     return f"{head}{' + uncommitted changes in packages/a2a-core/src' if dirty else ''}"
 
 
+# A fixed pure-Python loop, timed on the server's core: how fast this box runs Python
+# today. Ratios to the raw-ASGI ceiling (mostly C and the kernel) move with it.
+_PY_REFERENCE = (
+    "import time\n"
+    "def loop(n):\n"
+    "    s = 0\n"
+    "    for i in range(n): s += i * i\n"
+    "    return s\n"
+    "times = []\n"
+    "for _ in range(5):\n"
+    "    t = time.process_time(); loop(1_000_000); times.append(time.process_time() - t)\n"
+    "print(sorted(times)[2] * 1e3)"
+)
+
+
+def machine(python: str) -> str:
+    """The CPU model, its clock and cache, and the pure-Python reference loop's time."""
+    model, mhz, cache = "unknown CPU", "", ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            key, value = key.strip(), value.strip()
+            if key == "model name" and model == "unknown CPU":
+                model = value
+            elif key == "cpu MHz" and not mhz:
+                mhz = f", {float(value):,.0f} MHz"
+            elif key == "cache size" and not cache:
+                cache = f", {value} cache per core"
+    done = subprocess.run(
+        pinned(SERVER_CPU, [python, "-c", _PY_REFERENCE]), capture_output=True, text=True
+    )
+    loop = f"{float(done.stdout):.0f} ms" if done.returncode == 0 else "not measured"
+    return (
+        f"{model} ({os.cpu_count()} cores{mhz}{cache}); a pure-Python loop of 1,000,000 "
+        f"squares: {loop} (`_harness.machine`)"
+    )
+
+
 def package_versions(python: str, names: Sequence[str]) -> dict[str, str]:
     code = (
         "import importlib.metadata as m, json, sys\n"

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import os
 import re
 import sys
 import tempfile
@@ -402,7 +401,8 @@ def main() -> None:
         f"- uvicorn, 1 worker, {settings.io_label}, for every server; server pinned to CPU"
         f"{h.SERVER_CPU}, load generator (shared `loadgen.py`) to CPU{h.CLIENT_CPU}",
         f"- {args.duration:g} s measured + {args.warmup:g} s warm-up per point, "
-        f"{args.runs} run(s), median; machine: {os.cpu_count()} cores, other work running",
+        f"{args.runs} run(s), median; other work running",
+        f"- machine: {h.machine(settings.python)}",
         "- ceiling = the shared `ceiling_server.py raw_app` (raw ASGI, parses the JSON, "
         "returns a constant response)",
         "",

@@ -297,6 +297,127 @@ def verdicts(agg: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
+# ---------------------------------------------------------------------------- issue #17
+
+
+@dataclass(frozen=True)
+class _Target:
+    """One of issue #17's targets: ``figure`` of ``mine`` over that of ``other``, one run."""
+
+    name: str
+    figure: str  # "cpu", "events_per_s", "ttfe_ms" or "per_event"
+    mine: str  # the label whose figure is on top (a label prefix for "per_event")
+    other: str
+    bound: float
+    above: bool  # met when the ratio is at least the bound (else: at most)
+
+
+_ISSUE17 = [
+    _Target(
+        "stream102: SDK ÷ ours server CPU ≥ 10x",
+        "cpu",
+        "sdk.task.stream102.c1",
+        "ours.task.stream102.c1",
+        10,
+        True,
+    ),
+    _Target(
+        "stream102: ours ÷ SDK events/s ≥ 10x",
+        "events_per_s",
+        "ours.task.stream102.c1",
+        "sdk.task.stream102.c1",
+        10,
+        True,
+    ),
+    _Target(
+        "CPU per event within 3x of the ceiling's", "per_event", "ours.task", "ceil.raw", 3, False
+    ),
+    _Target(
+        "first event p50 within 2x of the ceiling's, stream3",
+        "ttfe_ms",
+        "ours.task.stream3.c1",
+        "ceil.raw.stream3.c1",
+        2,
+        False,
+    ),
+    _Target(
+        "first event p50 within 2x of the ceiling's, stream102",
+        "ttfe_ms",
+        "ours.task.stream102.c1",
+        "ceil.raw.stream102.c1",
+        2,
+        False,
+    ),
+    _Target(
+        "blocking send c1: SDK ÷ ours server CPU ≥ 10x",
+        "cpu",
+        "sdk.task.send.c1",
+        "ours.task.send.c1",
+        10,
+        True,
+    ),
+    _Target(
+        "blocking send c32: SDK ÷ ours server CPU ≥ 10x",
+        "cpu",
+        "sdk.task.send.c32",
+        "ours.task.send.c32",
+        10,
+        True,
+    ),
+]
+
+
+def _figure(run: dict[str, dict[str, Any]], figure: str, label: str) -> float | None:
+    """One figure of one run; ``per_event``: (stream102 - stream3) / 99 under ``label``."""
+    if figure == "per_event":
+        long, short = (
+            _figure(run, "cpu", f"{label}.stream102.c1"),
+            _figure(run, "cpu", f"{label}.stream3.c1"),
+        )
+        return None if long is None or short is None else (long - short) / 99
+    res = run.get(label)
+    if res is None:
+        return None
+    if figure == "cpu":
+        return (res.get("cpu") or {}).get("server_cpu_us_per_req")
+    value = (res.get("sse") or {}).get(figure)
+    return value.get("p50") if isinstance(value, dict) else value
+
+
+def issue17_table(rows: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Issue #17's targets, each ratio pairing the figures of one run, and how often met."""
+    runs: dict[int, dict[str, dict[str, Any]]] = {}
+    for label, rs in rows.items():
+        for row in rs:
+            runs.setdefault(int(row.get("run", 1)), {})[label] = row["res"]
+    if not runs:
+        return []
+    order = sorted(runs)
+    lines = [
+        "| target | " + " | ".join(f"run {n}" for n in order) + " | met |",
+        "|---|" + "---|" * len(order) + "---|",
+    ]
+    for target in _ISSUE17:
+        cells: list[str] = []
+        met = seen = 0
+        for n in order:
+            mine = _figure(runs[n], target.figure, target.mine)
+            other = _figure(runs[n], target.figure, target.other)
+            if mine is None or not other:
+                cells.append("-")
+                continue
+            ratio = mine / other
+            ok = ratio >= target.bound if target.above else ratio <= target.bound
+            seen += 1
+            met += ok
+            digits = 0 if mine >= 100 else (1 if mine >= 1 else 3)
+            shown = f"{mine:,.{digits}f} / {other:,.{digits}f} = {ratio:.2f}x"
+            cells.append(f"**{shown}**" if ok else shown)
+        if seen:
+            lines.append(f"| {target.name} | " + " | ".join(cells) + f" | {met} of {seen} |")
+    return lines
+
+
 # ---------------------------------------------------------------------------- in-process
 
 
@@ -376,7 +497,9 @@ def main() -> None:
     )
     args = ap.parse_args()
     if args.resummarize:
-        agg = aggregate(load_rows(Path(args.resummarize)))
+        rows = load_rows(Path(args.resummarize))
+        agg = aggregate(rows)
+        print("\n".join(["## Issue #17's targets", "", *issue17_table(rows), ""]))
         print("\n".join(["## Targets", "", *verdicts(agg), "", *server_tables(agg)]))
         return
 
@@ -413,6 +536,7 @@ def main() -> None:
     with open(summary_path.with_suffix(".jsonl"), "w") as fh:
         for label, row in sorted(agg.items()):
             fh.write(json.dumps({"label": label, "io": settings.io_label, **row}) + "\n")
+    lines += ["## Issue #17's targets", "", *issue17_table(rows), ""]
     lines += ["## Targets", "", *verdicts(agg), "", "## Servers over HTTP", ""]
     lines += server_tables(agg)
     if not args.no_inproc:

@@ -8,8 +8,10 @@ the task's new place, so a page reads only its own tasks (and the places left st
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Protocol
 
 from ..types import Task, TaskState
@@ -100,7 +102,7 @@ class StatusOrder:
         wanted = query.page_size + 1  # one more tells whether a page follows
         if context_id is None and state is None and after_ts is None:
             total = self._owners.get(owner, 0)
-            found = self._walk(after, owner, wanted, None, None, None)
+            found = self._walk(after, owner, wanted)
         else:
             # Count the matches in one pass; a page of many matches is then found near
             # the cursor in the order, a page of few by sorting just them.
@@ -114,10 +116,10 @@ class StatusOrder:
             ]
             total = len(matching)
             if total * 8 >= len(places):
-                found = self._walk(after, owner, wanted, context_id, state, after_ts)
+                found = self._walk(after, owner, wanted, {tid for tid, _ in matching})
             else:
                 keyed = sorted((_key(tid, e), e) for tid, e in matching)  # ids differ: no tie
-                start = 0 if after is None else _count_below(keyed, after)
+                start = 0 if after is None else bisect_right(keyed, after, key=itemgetter(0))
                 found = [e for _, e in keyed[start : start + wanted]]
         more = len(found) > query.page_size
         tasks = [entry.task for entry in found[: query.page_size]]
@@ -129,16 +131,14 @@ class StatusOrder:
         after: tuple[float, str] | None,
         owner: str | None,
         wanted: int,
-        context_id: str | None,
-        state: TaskState | None,
-        after_ts: float | None,
+        only: set[str] | None = None,
     ) -> list[Listed]:
-        """Up to ``wanted`` matching tasks past the cursor ``after``, in ListTasks' order."""
+        """Up to ``wanted`` of ``owner``'s tasks past the cursor ``after``, in ListTasks'
+        order; with ``only``, just the tasks of those ids (the ones a filter matched)."""
         places = self._places
         entries = self._entries
         # The places past the cursor are the first ``start`` (the list is descending).
         start = len(places) if after is None else _count_above(places, after)
-        limit = -after_ts if after_ts is not None else None
         found: list[Listed] = []
         previous: tuple[float, str] | None = None
         for index in range(start - 1, -1, -1):
@@ -146,34 +146,16 @@ class StatusOrder:
             if place == previous:
                 continue  # a task back at a status time it had before: listed once
             previous = place
-            neg_ts, task_id = place
-            if limit is not None and neg_ts > limit:
-                break  # every later place is older than status_after
+            task_id = place[1]
+            if only is not None and task_id not in only:
+                continue
             entry = entries.get(task_id)
-            if entry is None or entry.owner != owner or -(entry.ts or 0.0) != neg_ts:
+            if entry is None or entry.owner != owner or _key(task_id, entry) != place:
                 continue  # stale, or someone else's
-            if context_id is not None and entry.context_id != context_id:
-                continue
-            if state is not None and entry.state is not state:
-                continue
-            if limit is not None and entry.ts is None:
-                continue
             found.append(entry)
             if len(found) == wanted:
                 break
         return found
-
-
-def _count_below(keyed: list[tuple[tuple[float, str], Listed]], after: tuple[float, str]) -> int:
-    """How many of the ascending ``keyed`` sort at or before the cursor ``after``."""
-    low, high = 0, len(keyed)
-    while low < high:
-        middle = (low + high) // 2
-        if keyed[middle][0] <= after:
-            low = middle + 1
-        else:
-            high = middle
-    return low
 
 
 def _count_above(places: list[tuple[float, str]], after: tuple[float, str]) -> int:

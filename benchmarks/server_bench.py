@@ -305,7 +305,7 @@ class _Target:
     """One of issue #17's targets: ``figure`` of ``mine`` over that of ``other``, one run."""
 
     name: str
-    figure: str  # "cpu", "events_per_s", "ttfe_ms" or "per_event"
+    figure: str  # a key of ``aggregate``'s figures ("us", "evs", "ttfe"), or "per_event"
     mine: str  # the label whose figure is on top (a label prefix for "per_event")
     other: str
     bound: float
@@ -315,7 +315,7 @@ class _Target:
 _ISSUE17 = [
     _Target(
         "stream102: SDK ÷ ours server CPU ≥ 10x",
-        "cpu",
+        "us",
         "sdk.task.stream102.c1",
         "ours.task.stream102.c1",
         10,
@@ -323,7 +323,7 @@ _ISSUE17 = [
     ),
     _Target(
         "stream102: ours ÷ SDK events/s ≥ 10x",
-        "events_per_s",
+        "evs",
         "ours.task.stream102.c1",
         "sdk.task.stream102.c1",
         10,
@@ -334,7 +334,7 @@ _ISSUE17 = [
     ),
     _Target(
         "first event p50 within 2x of the ceiling's, stream3",
-        "ttfe_ms",
+        "ttfe",
         "ours.task.stream3.c1",
         "ceil.raw.stream3.c1",
         2,
@@ -342,7 +342,7 @@ _ISSUE17 = [
     ),
     _Target(
         "first event p50 within 2x of the ceiling's, stream102",
-        "ttfe_ms",
+        "ttfe",
         "ours.task.stream102.c1",
         "ceil.raw.stream102.c1",
         2,
@@ -350,7 +350,7 @@ _ISSUE17 = [
     ),
     _Target(
         "blocking send c1: SDK ÷ ours server CPU ≥ 10x",
-        "cpu",
+        "us",
         "sdk.task.send.c1",
         "ours.task.send.c1",
         10,
@@ -358,7 +358,7 @@ _ISSUE17 = [
     ),
     _Target(
         "blocking send c32: SDK ÷ ours server CPU ≥ 10x",
-        "cpu",
+        "us",
         "sdk.task.send.c32",
         "ours.task.send.c32",
         10,
@@ -370,26 +370,19 @@ _ISSUE17 = [
 def _figure(run: dict[str, dict[str, Any]], figure: str, label: str) -> float | None:
     """One figure of one run; ``per_event``: (stream102 - stream3) / 99 under ``label``."""
     if figure == "per_event":
-        long, short = (
-            _figure(run, "cpu", f"{label}.stream102.c1"),
-            _figure(run, "cpu", f"{label}.stream3.c1"),
-        )
+        long = _get(run.get(f"{label}.stream102.c1"), "us")
+        short = _get(run.get(f"{label}.stream3.c1"), "us")
         return None if long is None or short is None else (long - short) / 99
-    res = run.get(label)
-    if res is None:
-        return None
-    if figure == "cpu":
-        return (res.get("cpu") or {}).get("server_cpu_us_per_req")
-    value = (res.get("sse") or {}).get(figure)
-    return value.get("p50") if isinstance(value, dict) else value
+    return _get(run.get(label), figure)
 
 
 def issue17_table(rows: dict[str, list[dict[str, Any]]]) -> list[str]:
     """Issue #17's targets, each ratio pairing the figures of one run, and how often met."""
-    runs: dict[int, dict[str, dict[str, Any]]] = {}
+    by_run: dict[int, dict[str, list[dict[str, Any]]]] = {}
     for label, rs in rows.items():
         for row in rs:
-            runs.setdefault(int(row.get("run", 1)), {})[label] = row["res"]
+            by_run.setdefault(int(row.get("run", 1)), {})[label] = [row]
+    runs = {n: aggregate(run_rows) for n, run_rows in by_run.items()}  # one run's figures
     if not runs:
         return []
     order = sorted(runs)

@@ -97,11 +97,16 @@ class TaskUpdater:
         """The task's current state (as the server sees it)."""
         return self._sink.state
 
+    def _plain_ids(self) -> bool:
+        """Whether both ids are exactly ``str`` (the run's own): models built from them
+        need no validation."""
+        return type(self.task_id) is str and type(self.context_id) is str
+
     def new_agent_message(self, content: MessageLike, **fields: Any) -> Message:
         """An agent message in this task and context."""
         if isinstance(content, Message):
             return content
-        if not fields and type(self.task_id) is str and type(self.context_id) is str:
+        if not fields and self._plain_ids():
             parts = _plain_parts(content)
             if parts is not None:  # our own values, of their fields' types: built as is
                 return built(
@@ -136,7 +141,7 @@ class TaskUpdater:
         """Move the task to ``state``, optionally with an agent message."""
         msg = self.new_agent_message(message) if message is not None else None
         status = TaskStatus.now(state, msg)
-        if metadata is None and type(self.task_id) is str and type(self.context_id) is str:
+        if metadata is None and self._plain_ids():
             # Our own values, of their fields' types: nothing to validate.
             event = built(
                 TaskStatusUpdateEvent,
@@ -213,8 +218,7 @@ class TaskUpdater:
             and (description is None or type(description) is str)
             and type(append) is bool
             and type(last_chunk) is bool
-            and type(self.task_id) is str
-            and type(self.context_id) is str
+            and self._plain_ids()
         ):
             # Every value is of its field's type already: the models need no validation
             # (this is the path of every streamed chunk).

@@ -12,24 +12,30 @@ buffer still covers replays the missed events and continues live; one the
 buffer cannot prove complete raises ``EventsLost`` (the service then starts
 again from a snapshot). Tasks nobody ever streamed cost nothing here.
 
-When a task's streams end (it is final or paused) its buffer is kept as each
-event's JSON bytes instead of the event objects, decoded again only for a
-replay: a long-running server keeps up to ``replay_tasks`` buffers, and as
-objects they were hundreds of thousands that the garbage collector walked on
-every full collection (and that made full collections happen more often),
-which cost more than a third of a streamed event's CPU. The bytes are
-those a 1.0 stream already sent (``types._json.packed_event_json``), else
-encoded then (about 2 µs per event, once). A buffer is packed once the task's
-streams have let go of it (``pack`` waits for subscriptions still reading), so
-the events they have yet to send are not encoded twice.
+When a task's streams end (it is final or paused) its buffer is kept as its
+events' JSON bytes, packed into one ``bytearray`` and two arrays, instead of the
+event objects, decoded again only for a replay: a long-running server keeps up
+to ``replay_tasks`` buffers, and as objects they were hundreds of thousands that
+the garbage collector walked on every full collection (and that made full
+collections happen more often), which cost more than a third of a streamed
+event's CPU; as one ``(id, bytes)`` tuple per event, still one object per event
+for every full collection to touch (21.8 ms per collection at the default bounds
+with 1,000-event streams, 0.7 ms packed: ``benchmarks/replay_gc_bench.py``). The
+bytes are those a 1.0 stream already sent (``types._json.packed_event_json``),
+else encoded then (about 2 µs per event, once). A buffer is packed once the
+task's streams have let go of it (``pack`` waits for subscriptions still
+reading), so the events they have yet to send are not encoded twice.
 """
 
 from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
+from array import array
+from bisect import bisect_right
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
+from itertools import accumulate, islice
 
 from ..errors import ServerBusyError
 from ..types import StreamEvent, StreamResponse
@@ -49,73 +55,125 @@ class EventsLost(Exception):
 class _Ring:
     """The latest events of one task, and the id from which the record is complete.
 
-    An event is held as the object published, or (after ``pack``) as its 1.0
-    ``StreamResponse`` JSON: ``(int, bytes)`` tuples, which the GC stops tracking.
+    The oldest events are held packed: their 1.0 ``StreamResponse`` JSON one after the
+    other in a ``bytearray``, their ids and end offsets in two arrays. None of the three
+    is a container the garbage collector walks, where a deque of ``(int, bytes)`` tuples
+    was one object per event to visit on every full collection (a thousand retained
+    buffers of a hundred events made those most of their time). The newer events are
+    in ``events``, as the objects published, until a stream has sent their frames
+    (``pack_sent``: their bytes are packed) or the task has no stream left (``pack``).
     """
 
-    __slots__ = ("base", "events", "loose", "sent_through")
+    __slots__ = ("_data", "_ends", "_first", "_ids", "base", "events", "loose", "size")
 
     def __init__(self, base: int, size: int) -> None:
         self.base = base
-        """Every event with an id above ``base`` is (or was) in ``events``."""
-        self.events: deque[tuple[int, StreamEvent | bytes]] = deque(maxlen=size)
+        """Every event with an id above ``base`` is (or was) held."""
+        self.size = size
+        self.events: deque[tuple[int, StreamEvent | bytes]] = deque()
+        """The events after the packed ones, oldest first."""
+        self._ids = array("q")
+        """The packed events' ids (from ``_first`` on: the older ones were let go)."""
+        self._ends = array("Q")
+        """Where each packed event's JSON ends in ``_data``."""
+        self._data = bytearray()
+        self._first = 0
         self.loose = 0
-        """How many events are held as objects (0: nothing to pack)."""
-        self.sent_through = base
-        """The events up to this id were offered to ``pack_sent`` already."""
+        """How many events in ``events`` are objects (0: nothing to encode)."""
 
     def add(self, event_id: int, event: StreamEvent) -> None:
         events = self.events
-        if len(events) == events.maxlen:
-            self.base, oldest = events[0]
-            if type(oldest) is not bytes:
-                self.loose -= 1
+        if len(events) + len(self._ids) - self._first >= self.size:  # full: the oldest goes
+            if self._first < len(self._ids):
+                self.base = self._ids[self._first]
+                self._first += 1
+            else:
+                self.base, oldest = events.popleft()
+                if type(oldest) is not bytes:
+                    self.loose -= 1
         events.append((event_id, event))
         self.loose += 1
 
     def pack(self) -> None:
-        """Hold the events as JSON bytes (those of a subclass, or an end mark, stay)."""
-        if not self.loose:
-            return  # empty, or packed already and nothing added since
+        """Hold every event packed (an event with no JSON of its own, a subclass's or an
+        end mark, stays in ``events`` with the ones after it)."""
         events = self.events
-        packed = self.events = deque(maxlen=events.maxlen)
-        loose = 0
-        for event_id, event in events:
-            if type(event) is not bytes:
-                event = packed_event_json(event) or event
-                loose += type(event) is not bytes
-            packed.append((event_id, event))
-        self.loose = loose
-
-    def pack_sent(self, through: int) -> None:
-        """Hold the events up to ``through`` whose frames a stream has just sent as those
-        bytes (none is encoded here): a long stream's buffer is packed as it goes, and its
-        objects freed, instead of all at its end while the client's next request waits."""
-        sent_through = self.sent_through
-        if through <= sent_through:
-            return
-        self.sent_through = through
-        events = self.events
+        left = self.loose
         index = len(events) - 1
-        while index >= 0:  # from the newest back to the events offered before
+        while left and index >= 0:  # the newest, mostly: the older ones' frames were sent
             event_id, event = events[index]
-            if event_id <= sent_through:
-                break
-            if event_id <= through and type(event) is not bytes:
-                data = taken_sent_json(event)
+            if type(event) is not bytes:
+                left -= 1
+                data = packed_event_json(event)
                 if data is not None:
                     events[index] = (event_id, data)
                     self.loose -= 1
             index -= 1
+        self._take(through=None)
+
+    def pack_sent(self, through: int) -> None:
+        """Pack the events up to ``through`` whose frames a stream has just sent, as those
+        bytes (none is encoded here): a long stream's buffer is packed as it goes, and its
+        objects freed, rather than all at its end while the client's next request waits."""
+        self._take(through)
+
+    def _take(self, through: int | None) -> None:
+        """Pack the leading events that are bytes or were sent (up to ``through``; None:
+        any id), until one that is neither."""
+        events = self.events
+        ids: list[int] = []
+        chunks: list[bytes] = []
+        while events:
+            event_id, event = events[0]
+            if through is not None and event_id > through:
+                break
+            if type(event) is bytes:
+                data: bytes | None = event  # type: ignore[assignment]
+            else:
+                data = taken_sent_json(event)
+                if data is None:
+                    break
+                self.loose -= 1
+            events.popleft()
+            ids.append(event_id)
+            chunks.append(data)
+        if not ids:
+            return
+        if self._first > 64 and self._first * 2 > len(self._ids):
+            self._drop_let_go()
+        self._ids.extend(ids)
+        self._ends.extend(islice(accumulate(map(len, chunks), initial=len(self._data)), 1, None))
+        self._data += b"".join(chunks)
+
+    def _drop_let_go(self) -> None:
+        """Free the packed events the ring has let go of (once they are most of it)."""
+        first = self._first
+        begin = self._ends[first - 1]
+        del self._data[:begin]
+        self._ids = self._ids[first:]
+        self._ends = array("Q", [end - begin for end in self._ends[first:]])
+        self._first = 0
+
+    def _packed(self, index: int) -> bytes:
+        ends = self._ends
+        return bytes(self._data[ends[index - 1] if index else 0 : ends[index]])
+
+    def held(self) -> list[tuple[int, StreamEvent | bytes]]:
+        """Every event held, oldest first, as an object or as its bytes."""
+        ids = self._ids
+        packed = [(ids[i], self._packed(i)) for i in range(self._first, len(ids))]
+        return [*packed, *self.events]
 
     def after(self, event_id: int) -> list[tuple[int, StreamEvent]]:
         if event_id < self.base:
             raise EventsLost(f"events after {event_id} are past retention")
-        return [
-            (i, _unpack(event) if type(event) is bytes else event)  # type: ignore[misc]
-            for i, event in self.events
-            if i > event_id
-        ]
+        ids = self._ids
+        start = bisect_right(ids, event_id, self._first)
+        missed = [(ids[i], _unpack(self._packed(i))) for i in range(start, len(ids))]
+        for i, event in self.events:
+            if i > event_id:
+                missed.append((i, _unpack(event) if isinstance(event, bytes) else event))
+        return missed
 
 
 def _unpack(data: bytes) -> StreamEvent:

@@ -47,6 +47,24 @@ def _tracked_under(root: object) -> int:
     return len(seen)
 
 
+def _visits_under(root: object) -> int:
+    """How many references a full collection follows from the tracked objects under
+    ``root`` (each is an object it touches, tracked or not)."""
+    gc.collect()
+    seen: set[int] = set()
+    todo = [root]
+    visits = 0
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or not gc.is_tracked(obj) or isinstance(obj, type):
+            continue
+        seen.add(id(obj))
+        referents = gc.get_referents(obj)
+        visits += len(referents)
+        todo.extend(referents)
+    return visits
+
+
 async def _chunky(context: RequestContext, updater: TaskUpdater) -> None:
     for i in range(CHUNKS):
         await updater.add_artifact(
@@ -78,6 +96,11 @@ async def test_a_finished_stream_leaves_a_few_tracked_objects_not_one_per_event(
     await eventually(lambda: service.manager.active_count == 0)  # the runs ended (packed)
     # Held as objects, each event of a finished stream kept about ten alive: 2,000 here.
     assert _tracked_under(bus._rings) < 20  # pyright: ignore[reportPrivateUsage]
+    # Nor one reference per event for the collector to follow: as (id, bytes) tuples in
+    # a deque, the 208 events held here were 208 objects touched by every full collection
+    # (a ring is about a dozen, whatever it holds).
+    rings = bus._rings  # pyright: ignore[reportPrivateUsage]
+    assert _visits_under(rings) < 20 * len(rings)
 
 
 async def test_a_resubscribe_to_a_finished_task_replays_the_rest_as_sent(
@@ -168,7 +191,7 @@ def _chunk(text: str) -> TaskArtifactUpdateEvent:
 
 def _held(bus: MemoryEventBus, task_id: str) -> list[type]:
     ring = bus._rings[task_id]  # pyright: ignore[reportPrivateUsage]
-    return [type(event) for _, event in ring.events]
+    return [type(event) for _, event in ring.held()]
 
 
 async def test_a_buffer_is_packed_when_its_last_reading_stream_lets_go() -> None:
@@ -218,6 +241,35 @@ async def test_sent_frames_are_kept_as_their_bytes_while_the_task_runs() -> None
     bus.end("t")
     assert _held(bus, "t") == [bytes] * 4
     assert ring.loose == 0
+
+
+async def test_a_long_stream_packs_as_it_goes_and_replays_only_what_it_retains() -> None:
+    from a2a_core.types._json import sent_event_json
+
+    bus = MemoryEventBus(replay_events=100)
+    bus.record("t", 0)
+    sub = bus.subscribe("t")
+    chunks = [_chunk(str(i)) for i in range(1, 301)]
+    for start in range(0, 300, 10):  # written ten frames at a time, as a stream does
+        for event_id, chunk in enumerate(chunks[start : start + 10], start + 1):
+            bus.publish("t", chunk, event_id)
+        for _ in range(10):
+            sent_event_json(await anext(sub))
+        sub.sent()
+    assert _held(bus, "t") == [bytes] * 100  # the 200 oldest let go, the rest packed
+    with pytest.raises(EventsLost):
+        bus.subscribe("t", after=199)
+    for after in (200, 250, 299):
+        replayed = bus.subscribe("t", after=after)
+        assert [await anext(replayed) for _ in range(300 - after)] == chunks[after:]
+        assert [event_json(e) for e in chunks[after:]] == [
+            event_json(e)
+            for _, e in bus._rings["t"].after(after)  # pyright: ignore[reportPrivateUsage]
+        ]
+        replayed.close()
+    sub.close()
+    bus.end("t")
+    assert _held(bus, "t") == [bytes] * 100
 
 
 async def test_streams_that_never_let_go_are_forgotten_with_their_buffer() -> None:

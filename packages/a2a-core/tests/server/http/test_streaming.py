@@ -153,7 +153,7 @@ async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_buf
     bus = svc.manager.bus
     assert isinstance(bus, MemoryEventBus)
     (ring,) = bus._rings.values()  # pyright: ignore[reportPrivateUsage]
-    assert all(type(event) is bytes for _, event in ring.events)  # packed once read
+    assert all(type(event) is bytes for _, event in ring.held())  # packed once read
     await svc.aclose()
 
 
@@ -187,7 +187,7 @@ async def test_a_long_stream_keeps_the_bytes_of_its_sent_frames_as_it_goes() -> 
         bus = svc.manager.bus
         assert isinstance(bus, MemoryEventBus)
         (ring,) = bus._rings.values()  # pyright: ignore[reportPrivateUsage]
-        kinds = [type(event) for _, event in ring.events]
+        kinds = [type(event) for _, event in ring.held()]
         assert len(kinds) == 5
         assert kinds[:4] == [bytes] * 4  # sent: kept as their frames' bytes already
         assert not serving.done()  # the task still runs
@@ -195,7 +195,7 @@ async def test_a_long_stream_keeps_the_bytes_of_its_sent_frames_as_it_goes() -> 
         gate.set()
         await asyncio.wait_for(serving, 5)
         await svc.aclose()
-    assert all(type(event) is bytes for _, event in ring.events)  # the rest at the end
+    assert all(type(event) is bytes for _, event in ring.held())  # the rest at the end
 
 
 @pytest.mark.parametrize("how", ["jsonrpc-1.0", "jsonrpc-0.3", "rest-post", "rest-get", "rest-0.3"])

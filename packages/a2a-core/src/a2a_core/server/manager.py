@@ -299,7 +299,11 @@ class TaskRun:
             ):
                 return  # an agent confirming the cancel the server already made
             try:
-                await self._apply(event)
+                flush_due = self._hold_at_once(event)
+                if flush_due is None:
+                    await self._apply(event)
+                elif flush_due:
+                    await self._flush()  # an agent that never yields still gets its chunks saved
             except IllegalTransitionError as exc:
                 logger.warning("task %s: rejected an event from the agent: %s", self._task.id, exc)
                 if not self.state.is_terminal and self.reply is None:
@@ -319,6 +323,27 @@ class TaskRun:
             if now - self._yielded >= _YIELD_SECONDS:
                 self._yielded = now
                 await asyncio.sleep(0)
+
+    def _hold_at_once(self, event: StreamEvent) -> bool | None:
+        """``_apply`` for most streamed chunks, without a coroutine to await: an artifact
+        event held in memory on an instance of its own (no shared channel to send it to
+        first, no file to offload). Returns whether the held events are due to be saved
+        now, or None when the event takes ``_apply``'s way."""
+        if type(event) is not TaskArtifactUpdateEvent or self._offloads or self.reply is not None:
+            return None
+        manager = self.manager
+        if manager.channel.shared or not self._coalesces(False):
+            return None
+        task = self._task
+        if event.task_id != task.id or event.context_id != task.context_id:
+            event = changed(event, {"task_id": task.id, "context_id": task.context_id})
+        self._check_open()
+        flush_due = self._hold(event)
+        self._emitted = True
+        manager.bus.publish(task.id, event, self.version)
+        if manager.observers or manager.push_intake is not None:
+            manager.notify(self.task, event, task.status.state, self.version)
+        return flush_due
 
     async def _apply(self, event: StreamEvent) -> None:
         if self.reply is not None:
@@ -370,10 +395,12 @@ class TaskRun:
         channel = manager.channel
         shared = channel.shared
         if chunk is not None and self._coalesces(shared):
-            flush_due = await self._hold(chunk, shared)
-            published = True  # to the shared channel, if any, by ``_hold``
+            self._check_open()
             if shared:
+                await self._send_held(chunk)
                 shared = channel.shared  # read again after awaiting the channel
+            flush_due = self._hold(chunk)
+            published = True  # to the shared channel, if any, by ``_send_held``
         else:
             new_task, published = await self._save(event)
             if new_task.status.state.is_interrupted:
@@ -416,26 +443,31 @@ class TaskRun:
             and self.manager._active.get(self._task.id) is self  # pyright: ignore[reportPrivateUsage]
         )
 
-    async def _hold(self, event: TaskArtifactUpdateEvent, shared: bool) -> bool:
-        """Apply an artifact event in memory; it is saved with the next save or flush.
-
-        The event gets the next version as its id now, and the save that writes it stores
-        the task at the id of the last event it holds, so ids stay versions. On a shared
-        channel it is published first, before the run's task and version include it (a
-        subscriber reading them meanwhile then gets it from this instance's bus, once).
-        Returns whether the held events are due to be saved now.
-        """
+    def _check_open(self) -> None:
+        """Refuse artifacts once the task is final."""
         if self._task.status.state.is_terminal:
             raise IllegalTransitionError(
                 f"task is already {self._task.status.state.value}; no more artifacts"
             )
-        if shared:
-            event_id = self.version + 1
-            sent = await self.manager.send_to_channel(
-                self._task.id, event_id, event, self.published
-            )
-            if sent is False:
-                await self._overtaken()
+
+    async def _send_held(self, event: TaskArtifactUpdateEvent) -> None:
+        """Publish an artifact event on the shared channel before ``_hold`` holds it, with
+        the id it is about to get: a subscriber reading the run's task and version
+        meanwhile then gets it from this instance's bus, once."""
+        sent = await self.manager.send_to_channel(
+            self._task.id, self.version + 1, event, self.published
+        )
+        if sent is False:
+            await self._overtaken()
+
+    def _hold(self, event: TaskArtifactUpdateEvent) -> bool:
+        """Apply an artifact event in memory; it is saved with the next save or flush.
+
+        The event gets the next version as its id now, and the save that writes it stores
+        the task at the id of the last event it holds, so ids stay versions. Returns
+        whether the held events are due to be saved now (the caller checked the task is
+        open: ``_check_open``).
+        """
         now = time.monotonic()
         if not self._unsaved:
             self._chunks_since = now

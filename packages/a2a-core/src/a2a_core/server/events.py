@@ -243,6 +243,16 @@ class Subscription:
         self.event_id, event = item  # type: ignore[misc]
         return event  # type: ignore[has-type]
 
+    def take_ready(self) -> tuple[int, StreamEvent] | None:
+        """The next ``(event id, event)`` if one is waiting, without a coroutine (None:
+        nothing waiting, or the end or an error is next: ``__anext__`` raises those)."""
+        items = self._items
+        if not items or type(items[0]) is not tuple:
+            return None
+        item: tuple[int, StreamEvent] = items.popleft()  # type: ignore[assignment]
+        self.event_id = item[0]
+        return item
+
     @property
     def pending(self) -> int:
         """Events received and not yet read (a replay is pending in full when subscribed)."""

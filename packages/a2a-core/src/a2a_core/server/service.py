@@ -797,12 +797,20 @@ class _Stream:
         if self._following and self._subscription is not None:
             self._subscription.sent()
 
-    def ready(self) -> int:
-        """How many events the next reads return without waiting (0: unknown)."""
+    def next_ready(self) -> StreamEvent | None:
+        """The next event if it can be read without waiting (no coroutine: a stream reads
+        a burst of an agent's events this way), else None: read on with ``__anext__``."""
         subscription = self._subscription
         if not self._following or subscription is None or self._settled:
-            return 0
-        return subscription.pending
+            return None
+        item = subscription.take_ready()
+        if item is None:
+            return None
+        event_id, event = item
+        self.event_id = None if event_id == NO_ID else event_id
+        if _settles(event):
+            self._settled = True
+        return event
 
     async def aclose(self) -> None:
         self._stop()

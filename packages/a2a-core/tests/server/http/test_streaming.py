@@ -198,6 +198,53 @@ async def test_a_long_stream_keeps_the_bytes_of_its_sent_frames_as_it_goes() -> 
     assert all(type(event) is bytes for _, event in ring.held())  # the rest at the end
 
 
+async def test_events_waiting_together_go_out_in_one_write_each_with_its_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A burst of an agent's events is read without waiting and sent in one write per
+    _BATCH_BYTES of frames, each frame with its own id, in order."""
+    import json
+
+    from a2a_core.server import TaskUpdater
+    from a2a_core.server import manager as manager_module
+    from a2a_core.server.asgi import sse
+
+    # Streams run at the agent's first event only, then when it waits.
+    monkeypatch.setattr(manager_module, "_YIELD_SECONDS", 3600.0)
+    gate = asyncio.Event()
+    chunk = "x" * 5000
+
+    async def burst(context: RequestContext, updater: TaskUpdater) -> None:
+        for i in range(30):
+            await updater.add_artifact(chunk, artifact_id="a", append=i > 0, last_chunk=False)
+        await gate.wait()
+        await updater.complete()
+
+    svc = A2AService(burst, make_card())
+    body = json.dumps(rpc("SendStreamingMessage", {"message": v10_message()})).encode()
+    conn = FakeConnection()
+    serving = asyncio.ensure_future(create_app(svc)(*_posted(body, conn), conn.send))
+    try:
+        for _ in range(500):
+            if sum(frame.count(b"artifactUpdate") for frame in conn.bodies) >= 30:
+                break
+            await asyncio.sleep(0.01)
+        writes = [b for b in conn.bodies if b"artifactUpdate" in b]
+        # The first chunk goes out at once; the 29 made meanwhile (about 150 KB) in three
+        # writes, each closed once it reaches _BATCH_BYTES.
+        assert writes[0].count(b"artifactUpdate") == 1
+        assert len(writes) == 4
+        assert all(len(w) < sse._BATCH_BYTES + 6000 for w in writes)  # pyright: ignore[reportPrivateUsage]
+        assert all(len(w) >= sse._BATCH_BYTES for w in writes[1:-1])  # pyright: ignore[reportPrivateUsage]
+        ids = [int(line[4:]) for w in conn.bodies for line in w.split(b"\n") if line[:4] == b"id: "]
+        assert ids == list(range(ids[0], ids[0] + 31))  # the task, then each chunk
+    finally:
+        gate.set()
+        await asyncio.wait_for(serving, 5)
+        await svc.aclose()
+    assert conn.sent[-1]["more_body"] is False
+
+
 @pytest.mark.parametrize("how", ["jsonrpc-1.0", "jsonrpc-0.3", "rest-post", "rest-get", "rest-0.3"])
 async def test_subscribe_follows_a_working_task(
     waiting: tuple[A2AService, WaitingAgent], make_client: Any, how: str

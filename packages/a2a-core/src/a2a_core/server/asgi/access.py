@@ -262,10 +262,13 @@ class RecordedEvents:
         """The id of the event last returned (forwarded from the service's stream)."""
         return getattr(self._events, "event_id", None)
 
-    def ready(self) -> int:
-        """How many events the next reads return without waiting (forwarded)."""
-        ready = getattr(self._events, "ready", None)
-        return ready() if ready is not None else 0
+    def next_ready(self) -> StreamEvent | None:
+        """The next event if it can be read without waiting (forwarded, and noted)."""
+        next_ready = getattr(self._events, "next_ready", None)
+        event = next_ready() if next_ready is not None else None
+        if event is not None:
+            self._record.result(event)
+        return event
 
     def sent(self) -> None:
         """The frames of the events returned so far are sent (forwarded)."""

@@ -181,31 +181,38 @@ async def stream_sse(
         error: bytes | None = None
         started = True
         has_ids = hasattr(events, "event_id")
-        ready: Callable[[], int] | None = getattr(events, "ready", None)
+        next_ready: Callable[[], StreamEvent | None] | None = getattr(events, "next_ready", None)
         ends: Callable[[], bool] | None = getattr(events, "ends", None)
         sent: Callable[[], None] | None = getattr(events, "sent", None)
-        pending: list[bytes] = []  # frames of events that were ready together: one write
-        size = 0
         try:
             async for event in events:
-                try:
-                    data = encode(event)
-                except A2AError as exc:
-                    error = encode_error(exc)
-                    break
-                if has_ids:
-                    event_id: int | None = getattr(events, "event_id", None)
-                    if event_id is not None:
-                        data = b"id: %d\n%s" % (event_id, data)
-                if ready is not None and size + len(data) < _BATCH_BYTES and ready():
-                    pending.append(data)
+                # This event, then those already waiting (read without a coroutine each):
+                # one write for all of them, up to _BATCH_BYTES.
+                frames: list[bytes] = []
+                size = 0
+                while True:
+                    try:
+                        data = encode(event)
+                    except A2AError as exc:
+                        error = encode_error(exc)
+                        break
+                    if has_ids:
+                        event_id: int | None = getattr(events, "event_id", None)
+                        if event_id is not None:
+                            data = b"id: %d\n%s" % (event_id, data)
+                    frames.append(data)
                     size += len(data)
-                    continue
-                if pending:
-                    pending.append(data)
-                    data = b"".join(pending)
-                    pending.clear()
-                    size = 0
+                    if next_ready is None or size >= _BATCH_BYTES:
+                        break
+                    waiting = next_ready()
+                    if waiting is None:
+                        break
+                    event = waiting
+                if error is not None:
+                    if frames:
+                        await pump.frame(b"".join(frames))
+                    break
+                data = frames[0] if len(frames) == 1 else b"".join(frames)
                 if ends is not None and ends():
                     # The stream's last event: its frame ends the response (one write).
                     await pump.frame(data, last=True)
@@ -219,8 +226,6 @@ async def stream_sse(
         except Exception:
             logger.exception("event stream failed")
             error = encode_error(InternalError())
-        if pending:
-            await pump.frame(b"".join(pending))
         if error is not None:
             await pump.frame(error)
     except asyncio.CancelledError:

@@ -29,7 +29,7 @@ from a2a_core.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from a2a_core.types._json import sent_event_json
+from a2a_core.types._json import REPLAYED, event_json
 
 _EVICT = bytearray(32 << 20)
 
@@ -61,11 +61,16 @@ def fill(bus: MemoryEventBus, tasks: int, events: int) -> None:
                 task_id=task_id, context_id=context_id, status=TaskStatus(state=TaskState.COMPLETED)
             )
         )
+        sent: list[tuple[int, bytes]] = []
         for event_id, event in enumerate(stream, 1):
             bus.publish(task_id, event, event_id)
-            sent_event_json(event)  # what the stream's frame encoded
+            data = event_json(event)  # what the stream's frame encoded
+            if data is not None and type(event) in REPLAYED:
+                sent.append((event_id, data))
             if event_id % 20 == 0:
-                sub.sent()
+                sub.sent(sent)  # a write of twenty frames
+                sent = []
+        sub.sent(sent)
         bus.end(task_id)
         sub.close()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import strategies as s
 from a2a_core import types as t
-from a2a_core.types._json import task_json
+from a2a_core.types._json import event_json, task_json
 from a2a_core.wire import Operation, V03JsonRpcCodec, V10Codec, dumps, loads
 from hypothesis import given, settings
 
@@ -190,30 +190,30 @@ def test_a_packed_replay_buffer_gives_back_equal_events_and_bytes(event: t.Strea
     assert v03.encode_event_json(replayed[0]) == v03.encode_event_json(event)
 
 
-def test_a_sent_events_bytes_are_packed_once_and_the_memory_stays_bounded() -> None:
-    """The stream's encoding is reused by the replay buffer; Tasks, big events: never kept."""
-    from a2a_core.types import _json
+def test_a_frame_gives_its_replay_bytes_for_update_events_only() -> None:
+    """A 1.0 frame's JSON is what a replay buffer keeps of an update event: the stream
+    hands it over. Not for a Task or a Message (never buffered), a subclass (its own
+    serializer), nor 0.3 frames (another shape)."""
 
-    def chunk(text: str) -> t.TaskArtifactUpdateEvent:
-        return t.TaskArtifactUpdateEvent(
-            task_id="t",
-            context_id="c",
-            artifact=t.Artifact(artifact_id="a", parts=[t.Part(text=text)]),
-        )
+    class Custom(t.TaskArtifactUpdateEvent):
+        pass
 
-    _json._SENT.clear()  # pyright: ignore[reportPrivateUsage]
-    event = chunk("x")
-    data = _json.sent_event_json(event)
-    assert data == _json.event_json(event)
-    assert _json.packed_event_json(event) is data
-    assert _json.packed_event_json(event) == data  # encoded again: taken once
-    assert not _json._SENT  # pyright: ignore[reportPrivateUsage]
+    chunk = t.TaskArtifactUpdateEvent(
+        task_id="t", context_id="c", artifact=t.Artifact(artifact_id="a", parts=[t.Part(text="x")])
+    )
+    status = t.TaskStatusUpdateEvent(
+        task_id="t", context_id="c", status=t.TaskStatus(state=t.TaskState.WORKING)
+    )
     task = t.Task(id="t", context_id="c", status=t.TaskStatus(state=t.TaskState.WORKING))
-    big = chunk("y" * (1 << 20))
-    for other in (task, big):
-        assert _json.sent_event_json(other) == _json.event_json(other)
-    assert not _json._SENT  # pyright: ignore[reportPrivateUsage]
-    for i in range(3000):
-        _json.sent_event_json(chunk(str(i)))
-    assert 0 < len(_json._SENT) <= 1024  # pyright: ignore[reportPrivateUsage]
-    _json._SENT.clear()  # pyright: ignore[reportPrivateUsage]
+    v10 = V10Codec()
+    for event in (chunk, status):
+        data, replay = v10.encode_event_frame(event)
+        assert data == v10.encode_event_json(event) == event_json(event)
+        assert replay is data
+    custom = Custom(**dict(chunk))
+    for event in (task, t.Message.agent("hi"), custom):
+        data, replay = v10.encode_event_frame(event)
+        assert data == v10.encode_event_json(event)
+        assert replay is None
+    v03 = V03JsonRpcCodec()
+    assert v03.encode_event_frame(chunk) == (v03.encode_event_json(chunk), None)

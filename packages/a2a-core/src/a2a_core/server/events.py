@@ -21,8 +21,8 @@ collections happen more often), which cost more than a third of a streamed
 event's CPU; as one ``(id, bytes)`` tuple per event, still one object per event
 for every full collection to touch (21.8 ms per collection at the default bounds
 with 1,000-event streams, 0.7 ms packed: ``benchmarks/replay_gc_bench.py``). The
-bytes are those a 1.0 stream already sent (``types._json.packed_event_json``),
-else encoded then (about 2 µs per event, once). A buffer is packed once the
+bytes are those a 1.0 stream sent (``Codec.encode_event_frame``, handed over by
+``Subscription.sent``), else encoded then (about 2 µs per event, once). A buffer is packed once the
 task's streams have let go of it (``pack`` waits for subscriptions still
 reading), so the events they have yet to send are not encoded twice.
 """
@@ -39,7 +39,7 @@ from itertools import accumulate, islice
 
 from ..errors import ServerBusyError
 from ..types import StreamEvent, StreamResponse
-from ..types._json import packed_event_json, taken_sent_json
+from ..types._json import event_json
 
 __all__ = ["EventBus", "EventsLost", "MemoryEventBus", "Subscription"]
 
@@ -61,16 +61,16 @@ class _Ring:
     was one object per event to visit on every full collection (a thousand retained
     buffers of a hundred events made those most of their time). The newer events are
     in ``events``, as the objects published, until a stream has sent their frames
-    (``pack_sent``: their bytes are packed) or the task has no stream left (``pack``).
+    (``pack_sent``) or the task has no stream left (``pack``).
     """
 
-    __slots__ = ("_data", "_ends", "_first", "_ids", "base", "events", "loose", "size")
+    __slots__ = ("_data", "_ends", "_first", "_ids", "base", "events", "size")
 
     def __init__(self, base: int, size: int) -> None:
         self.base = base
         """Every event with an id above ``base`` is (or was) held."""
         self.size = size
-        self.events: deque[tuple[int, StreamEvent | bytes]] = deque()
+        self.events: deque[tuple[int, StreamEvent]] = deque()
         """The events after the packed ones, oldest first."""
         self._ids = array("q")
         """The packed events' ids (from ``_first`` on: the older ones were let go)."""
@@ -78,8 +78,6 @@ class _Ring:
         """Where each packed event's JSON ends in ``_data``."""
         self._data = bytearray()
         self._first = 0
-        self.loose = 0
-        """How many events in ``events`` are objects (0: nothing to encode)."""
 
     def add(self, event_id: int, event: StreamEvent) -> None:
         events = self.events
@@ -88,55 +86,49 @@ class _Ring:
                 self.base = self._ids[self._first]
                 self._first += 1
             else:
-                self.base, oldest = events.popleft()
-                if type(oldest) is not bytes:
-                    self.loose -= 1
+                self.base = events.popleft()[0]
         events.append((event_id, event))
-        self.loose += 1
 
     def pack(self) -> None:
         """Hold every event packed (an event with no JSON of its own, a subclass's or an
         end mark, stays in ``events`` with the ones after it)."""
         events = self.events
-        left = self.loose
-        index = len(events) - 1
-        while left and index >= 0:  # the newest, mostly: the older ones' frames were sent
-            event_id, event = events[index]
-            if type(event) is not bytes:
-                left -= 1
-                data = packed_event_json(event)
-                if data is not None:
-                    events[index] = (event_id, data)
-                    self.loose -= 1
-            index -= 1
-        self._take(through=None)
-
-    def pack_sent(self, through: int) -> None:
-        """Pack the events up to ``through`` whose frames a stream has just sent, as those
-        bytes (none is encoded here): a long stream's buffer is packed as it goes, and its
-        objects freed, rather than all at its end while the client's next request waits."""
-        self._take(through)
-
-    def _take(self, through: int | None) -> None:
-        """Pack the leading events that are bytes or were sent (up to ``through``; None:
-        any id), until one that is neither."""
-        events = self.events
         ids: list[int] = []
         chunks: list[bytes] = []
         while events:
             event_id, event = events[0]
-            if through is not None and event_id > through:
+            data = event_json(event)
+            if data is None:
                 break
-            if type(event) is bytes:
-                data: bytes | None = event  # type: ignore[assignment]
-            else:
-                data = taken_sent_json(event)
-                if data is None:
-                    break
-                self.loose -= 1
             events.popleft()
             ids.append(event_id)
             chunks.append(data)
+        self._append(ids, chunks)
+
+    def pack_sent(self, replays: list[tuple[int, bytes]]) -> None:
+        """Pack the events whose frames a stream has just sent, as the bytes it gives (none
+        is encoded here): a long stream's buffer is packed as it goes, and its objects
+        freed, rather than all at its end while the client's next request waits. Events a
+        stream sent before it followed the task, or that another stream packed already,
+        are not at the front: passed over."""
+        events = self.events
+        ids: list[int] = []
+        chunks: list[bytes] = []
+        for event_id, data in replays:
+            if not events:
+                break
+            front = events[0][0]
+            if event_id < front:
+                continue
+            if event_id > front:
+                break  # the front was sent without its bytes: it stays, and those after it
+            events.popleft()
+            ids.append(event_id)
+            chunks.append(data)
+        self._append(ids, chunks)
+
+    def _append(self, ids: list[int], chunks: list[bytes]) -> None:
+        """Pack these events (the oldest of ``events``, just taken from it)."""
         if not ids:
             return
         if self._first > 64 and self._first * 2 > len(self._ids):
@@ -170,9 +162,7 @@ class _Ring:
         ids = self._ids
         start = bisect_right(ids, event_id, self._first)
         missed = [(ids[i], _unpack(self._packed(i))) for i in range(start, len(ids))]
-        for i, event in self.events:
-            if i > event_id:
-                missed.append((i, _unpack(event) if isinstance(event, bytes) else event))
+        missed += [(i, event) for i, event in self.events if i > event_id]
         return missed
 
 
@@ -258,10 +248,9 @@ class Subscription:
         """Events received and not yet read (a replay is pending in full when subscribed)."""
         return len(self._items)
 
-    def sent(self) -> None:
-        """The frames of the events read so far are sent: their replay bytes can be kept."""
-        if self.event_id is not None:
-            self._bus.frames_sent(self.task_id, self.event_id)
+    def sent(self, replays: list[tuple[int, bytes]]) -> None:
+        """Frames were sent: the task's replay buffer can keep these events' bytes."""
+        self._bus.frames_sent(self.task_id, replays)
 
     def close(self) -> None:
         """Stop receiving events (idempotent)."""
@@ -368,11 +357,11 @@ class MemoryEventBus(EventBus):
                 del self._draining[task_id]
                 self.pack(task_id)  # the last stream has sent (and kept) its frames
 
-    def frames_sent(self, task_id: str, through: int) -> None:
-        """A stream sent the frames of the task's events up to ``through``."""
+    def frames_sent(self, task_id: str, replays: list[tuple[int, bytes]]) -> None:
+        """A stream sent frames of the task's events: these are their replay bytes."""
         ring = self._rings.get(task_id)
-        if ring is not None and ring.loose:
-            ring.pack_sent(through)
+        if ring is not None and ring.events:
+            ring.pack_sent(replays)
 
     def publish(self, task_id: str, event: StreamEvent, event_id: int = NO_ID) -> None:
         if self._rings and event_id != NO_ID:

@@ -792,10 +792,10 @@ class _Stream:
         """Whether the event last returned is the stream's last (the next read ends it)."""
         return self._settled
 
-    def sent(self) -> None:
-        """The frames of the events read so far are sent (their replay bytes are kept)."""
-        if self._following and self._subscription is not None:
-            self._subscription.sent()
+    def sent(self, replays: list[tuple[int, bytes]]) -> None:
+        """Frames were sent: the replay buffer keeps these events' bytes (by event id)."""
+        if self._subscription is not None:
+            self._subscription.sent(replays)
 
     def next_ready(self) -> StreamEvent | None:
         """The next event if it can be read without waiting (no coroutine: a stream reads

@@ -31,16 +31,9 @@ from ._messages import (
     TaskStatusUpdateEvent,
 )
 
-__all__ = ["event_json", "packed_event_json", "sent_event_json", "task_json"]
+__all__ = ["REPLAYED", "event_json", "task_json"]
 
 _to_json = pydantic_core.to_json
-
-_SENT: dict[int, tuple[object, bytes]] = {}
-"""Update events a stream sent, by ``id``, until their replay buffer takes the bytes."""
-_SENT_MAX = 1024
-"""At most this many, and ``_SENT_MAX_BYTES`` of JSON (each event under a 64th of it)."""
-_SENT_MAX_BYTES = 1 << 20
-_sent_bytes = 0
 
 
 def _part(part: Part) -> dict[str, Any]:
@@ -151,8 +144,8 @@ _WRAPPED: dict[type, tuple[str, Any]] = {
 }
 
 
-_KEPT = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
-"""The events a replay buffer holds (a Task or a Message stream frame is never packed)."""
+REPLAYED = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
+"""The events a replay buffer holds (a Task or a Message stream frame never is one)."""
 
 
 def event_json(event: object) -> bytes | None:
@@ -165,40 +158,6 @@ def event_json(event: object) -> bytes | None:
     key, convert = entry
     # The models' JSON settings: bytes as base64, inf/nan as null (in data and metadata).
     return _to_json({key: convert(event)}, by_alias=True, bytes_mode="base64", inf_nan_mode="null")
-
-
-def sent_event_json(event: object) -> bytes | None:
-    """``event_json`` for a stream frame, kept for the event's replay buffer to take.
-
-    The event bus keeps a finished stream's events as these same bytes
-    (``MemoryEventBus``, ``packed_event_json``): this saves encoding each twice. Only
-    update events (a buffer never holds a Task or a Message); bounded: the bytes of
-    an event no buffer takes (no replay, or sent after its buffer was packed) go in time.
-    """
-    global _sent_bytes
-    data = event_json(event)
-    if data is not None and type(event) in _KEPT and len(data) < _SENT_MAX_BYTES >> 6:
-        if len(_SENT) >= _SENT_MAX or _sent_bytes >= _SENT_MAX_BYTES:
-            _SENT.clear()
-            _sent_bytes = 0
-        _SENT[id(event)] = (event, data)
-        _sent_bytes += len(data)
-    return data
-
-
-def taken_sent_json(event: object) -> bytes | None:
-    """The bytes a stream sent for ``event`` (``sent_event_json``), taken; None: not kept."""
-    global _sent_bytes
-    sent = _SENT.pop(id(event), None)
-    if sent is None:
-        return None
-    _sent_bytes -= len(sent[1])
-    return sent[1] if sent[0] is event else None  # always the same: the entry keeps it alive
-
-
-def packed_event_json(event: object) -> bytes | None:
-    """``event_json`` for a replay buffer: the bytes a stream sent, else encoded now."""
-    return taken_sent_json(event) or event_json(event)
 
 
 def task_json(task: Task) -> bytes | None:

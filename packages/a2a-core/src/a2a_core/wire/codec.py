@@ -125,6 +125,12 @@ class Codec(ABC):
         """``encode_event`` as compact JSON bytes: what one stream frame carries."""
         return dumps(self.encode_event(event))
 
+    def encode_event_frame(self, event: StreamEvent) -> tuple[bytes, bytes | None]:
+        """``encode_event_json``, and the same bytes again when they are what a replay
+        buffer keeps of the event (its 1.0 ``StreamResponse`` JSON): the stream hands
+        them to the buffer, which then encodes nothing. None: the buffer encodes it."""
+        return self.encode_event_json(event), None
+
     @abstractmethod
     def decode_event(self, value: Any) -> StreamEvent:
         """One stream frame's result -> a stream event."""

@@ -20,7 +20,7 @@ from ..types import (
     StreamResponse,
     Task,
 )
-from ..types._json import event_json, sent_event_json
+from ..types._json import REPLAYED, event_json
 from ._json import dumps
 from .codec import REQUEST_TYPES, Codec, validation_message
 from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v10
@@ -83,10 +83,16 @@ class V10Codec(Codec):
     def encode_event_json(self, event: StreamEvent) -> bytes:
         # The StreamResponse bytes without building (and validating) a wrapper per event,
         # nor calling back into Python per optional field.
-        data = sent_event_json(event)
+        data = event_json(event)
         if data is None:  # a subclass: the wrapper decides
             return dumps(StreamResponse.wrap(event))
         return data
+
+    def encode_event_frame(self, event: StreamEvent) -> tuple[bytes, bytes | None]:
+        data = event_json(event)
+        if data is None:  # a subclass: the wrapper decides, and the buffer keeps the object
+            return dumps(StreamResponse.wrap(event)), None
+        return data, data if type(event) in REPLAYED else None
 
     def decode_event(self, value: Any) -> StreamEvent:
         try:

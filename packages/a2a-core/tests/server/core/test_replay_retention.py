@@ -209,43 +209,42 @@ async def test_a_buffer_is_packed_when_its_last_reading_stream_lets_go() -> None
     assert bus._draining == {}  # pyright: ignore[reportPrivateUsage]
 
 
-async def test_sent_frames_are_kept_as_their_bytes_while_the_task_runs() -> None:
-    from a2a_core.types._json import sent_event_json
-
+async def test_sent_frames_are_kept_as_their_bytes_while_the_task_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     bus = MemoryEventBus(replay_events=4)
     bus.record("t", 0)
     sub = bus.subscribe("t")
     chunks = [_chunk(text) for text in "abcdef"]
     for event_id, chunk in enumerate(chunks[:4], 1):
         bus.publish("t", chunk, event_id)
-    for _ in range(3):
-        event = await anext(sub)
-        sent_event_json(event)  # what a stream's 1.0 frame encodes
-    sub.sent()  # frames up to id 3 written
+    sent = [(event_id, event_json(await anext(sub))) for event_id in range(1, 4)]
+    encoded: list[object] = []
+    monkeypatch.setattr(
+        "a2a_core.server.events.event_json",
+        lambda event: encoded.append(event) or event_json(event),
+    )
+    sub.sent(sent)  # type: ignore[arg-type]  # frames of ids 1-3 written, with their bytes
     assert _held(bus, "t") == [bytes, bytes, bytes, TaskArtifactUpdateEvent]
-    sub.sent()  # nothing new: nothing walked again
+    ring = bus._rings["t"]  # pyright: ignore[reportPrivateUsage]
+    assert [data for _, data in ring.held()[:3]] == [d for _, d in sent]
+    sub.sent(sent)  # type: ignore[arg-type]  # sent again (another stream): packed already
     bus.publish("t", chunks[4], 5)  # the ring is full: the oldest (packed) goes
     bus.publish("t", chunks[5], 6)
-    assert _held(bus, "t") == [
-        bytes,
-        TaskArtifactUpdateEvent,
-        TaskArtifactUpdateEvent,
-        TaskArtifactUpdateEvent,
-    ]
-    ring = bus._rings["t"]  # pyright: ignore[reportPrivateUsage]
-    assert ring.loose == 3
+    assert _held(bus, "t") == [bytes] + [TaskArtifactUpdateEvent] * 3
+    assert encoded == []  # nothing encoded: the bytes came with the frames
+    monkeypatch.undo()
     replayed = bus.subscribe("t", after=2)
     assert [await anext(replayed) for _ in range(4)] == chunks[2:]  # bytes and objects alike
     replayed.close()
+    sub.sent([(6, event_json(chunks[5]) or b"")])  # not at the front (4 is): passed over
+    assert _held(bus, "t") == [bytes] + [TaskArtifactUpdateEvent] * 3
     sub.close()
     bus.end("t")
-    assert _held(bus, "t") == [bytes] * 4
-    assert ring.loose == 0
+    assert _held(bus, "t") == [bytes] * 4  # the rest encoded now
 
 
 async def test_a_long_stream_packs_as_it_goes_and_replays_only_what_it_retains() -> None:
-    from a2a_core.types._json import sent_event_json
-
     bus = MemoryEventBus(replay_events=100)
     bus.record("t", 0)
     sub = bus.subscribe("t")
@@ -253,9 +252,10 @@ async def test_a_long_stream_packs_as_it_goes_and_replays_only_what_it_retains()
     for start in range(0, 300, 10):  # written ten frames at a time, as a stream does
         for event_id, chunk in enumerate(chunks[start : start + 10], start + 1):
             bus.publish("t", chunk, event_id)
-        for _ in range(10):
-            sent_event_json(await anext(sub))
-        sub.sent()
+        sent = [
+            (sub_id, event_json(await anext(sub)) or b"") for sub_id in range(start + 1, start + 11)
+        ]
+        sub.sent(sent)
     assert _held(bus, "t") == [bytes] * 100  # the 200 oldest let go, the rest packed
     with pytest.raises(EventsLost):
         bus.subscribe("t", after=199)

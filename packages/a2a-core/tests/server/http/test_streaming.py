@@ -121,9 +121,11 @@ async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_buf
     (it does not yield after the settling event); the task's replay buffer is packed only
     when the stream lets go, with the bytes of each frame, not by encoding them again."""
     from a2a_core.server import TaskUpdater
+    from a2a_core.server import events as events_module
     from a2a_core.server import manager as manager_module
     from a2a_core.server.events import MemoryEventBus
     from a2a_core.types import _json
+    from a2a_core.wire import v10 as v10_module
 
     monkeypatch.setattr(manager_module, "_YIELD_SECONDS", 3600.0)  # one yield: the first event
 
@@ -140,6 +142,8 @@ async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_buf
         return real_event_json(event)
 
     monkeypatch.setattr(_json, "event_json", counting)
+    monkeypatch.setattr(v10_module, "event_json", counting)  # the frames'
+    monkeypatch.setattr(events_module, "event_json", counting)  # the replay buffer's
     svc = A2AService(chunky, make_card())
     client = make_client(create_app(svc))
     r = await client.post(
@@ -464,8 +468,8 @@ class Script:
             self.closed = True
 
 
-def _encode(event: StreamEvent) -> bytes:
-    return b"data: " + event.model_dump_json(by_alias=True).encode() + b"\n\n"
+def _encode(event: StreamEvent) -> tuple[bytes, bytes | None]:
+    return b"data: " + event.model_dump_json(by_alias=True).encode() + b"\n\n", None
 
 
 def _encode_error(error: A2AError) -> bytes:

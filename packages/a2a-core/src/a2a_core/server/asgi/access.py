@@ -270,11 +270,11 @@ class RecordedEvents:
             self._record.result(event)
         return event
 
-    def sent(self) -> None:
-        """The frames of the events returned so far are sent (forwarded)."""
+    def sent(self, replays: list[tuple[int, bytes]]) -> None:
+        """Frames were sent, with these replay bytes (forwarded)."""
         sent = getattr(self._events, "sent", None)
         if sent is not None:
-            sent()
+            sent(replays)
 
     def ends(self) -> bool:
         """Whether the event last returned is the stream's last (forwarded)."""

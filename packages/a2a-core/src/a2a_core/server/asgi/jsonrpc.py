@@ -229,8 +229,9 @@ class JsonRpcEndpoint:
     ) -> None:
         prefix = b'data: {"jsonrpc":"2.0","id":' + _encode_id(rid) + b',"result":'
 
-        def encode(event: StreamEvent) -> bytes:
-            return prefix + codec.encode_event_json(event) + b"}\n\n"
+        def encode(event: StreamEvent) -> tuple[bytes, bytes | None]:
+            data, replay = codec.encode_event_frame(event)
+            return prefix + data + b"}\n\n", replay
 
         def encode_error(error: A2AError) -> bytes:
             return b"data: " + self._error_body(codec, rid, error) + b"\n\n"

@@ -302,8 +302,9 @@ class RestEndpoint:
         events: AsyncIterator[StreamEvent],
         extra: list[tuple[bytes, bytes]],
     ) -> None:
-        def encode(event: StreamEvent) -> bytes:
-            return b"data: " + codec.encode_event_json(event) + b"\n\n"
+        def encode(event: StreamEvent) -> tuple[bytes, bytes | None]:
+            data, replay = codec.encode_event_frame(event)
+            return b"data: " + data + b"\n\n", replay
 
         def encode_error(error: A2AError) -> bytes:
             return b"data: " + dumps(self._error_payload(error, version)[1]) + b"\n\n"

@@ -152,13 +152,16 @@ async def stream_sse(
     receive: Receive,
     send: Send,
     events: AsyncIterator[StreamEvent],
-    encode: Callable[[StreamEvent], bytes],
+    encode: Callable[[StreamEvent], tuple[bytes, bytes | None]],
     encode_error: Callable[[A2AError], bytes],
     headers: list[tuple[bytes, bytes]],
     config: SseConfig,
 ) -> None:
     """Send ``events`` as SSE frames until the iterator ends, fails or the client leaves.
 
+    ``encode`` gives an event's frame, and its replay bytes when the frame carries them
+    (``Codec.encode_event_frame``): after each write they go to the iterator's ``sent``,
+    so the task's replay buffer keeps them rather than encode the events again.
     An A2AError from the iterator or the encoder becomes one error frame
     (``encode_error``), then the stream ends; an unexpected exception is
     logged and sent as a generic internal error. The iterator is always
@@ -183,16 +186,17 @@ async def stream_sse(
         has_ids = hasattr(events, "event_id")
         next_ready: Callable[[], StreamEvent | None] | None = getattr(events, "next_ready", None)
         ends: Callable[[], bool] | None = getattr(events, "ends", None)
-        sent: Callable[[], None] | None = getattr(events, "sent", None)
+        sent: Callable[[list[tuple[int, bytes]]], None] | None = getattr(events, "sent", None)
         try:
             async for event in events:
                 # This event, then those already waiting (read without a coroutine each):
                 # one write for all of them, up to _BATCH_BYTES.
                 frames: list[bytes] = []
+                replays: list[tuple[int, bytes]] = []
                 size = 0
                 while True:
                     try:
-                        data = encode(event)
+                        data, replay = encode(event)
                     except A2AError as exc:
                         error = encode_error(exc)
                         break
@@ -200,6 +204,8 @@ async def stream_sse(
                         event_id: int | None = getattr(events, "event_id", None)
                         if event_id is not None:
                             data = b"id: %d\n%s" % (event_id, data)
+                            if replay is not None:
+                                replays.append((event_id, replay))
                     frames.append(data)
                     size += len(data)
                     if next_ready is None or size >= _BATCH_BYTES:
@@ -213,14 +219,14 @@ async def stream_sse(
                         await pump.frame(b"".join(frames))
                     break
                 data = frames[0] if len(frames) == 1 else b"".join(frames)
-                if ends is not None and ends():
-                    # The stream's last event: its frame ends the response (one write).
-                    await pump.frame(data, last=True)
+                last = ends is not None and ends()
+                # The stream's last event: its frame ends the response (one write).
+                await pump.frame(data, last=last)
+                if sent is not None and replays:
+                    sent(replays)  # the replay buffer keeps these frames' bytes
+                if last:
                     finished = True
                     break
-                await pump.frame(data)
-                if sent is not None:
-                    sent()  # the replay buffer keeps these frames' bytes now
         except A2AError as exc:
             error = encode_error(exc)
         except Exception:

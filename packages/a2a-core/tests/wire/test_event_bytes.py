@@ -23,6 +23,16 @@ def test_v10_event_bytes_are_the_stream_response_bytes(event: t.StreamEvent) -> 
     assert codec.decode_event(loads(fast)) == event
 
 
+@settings(max_examples=100)
+@given(s.artifact_events())
+def test_artifact_update_bytes_are_the_stream_response_bytes(
+    event: t.TaskArtifactUpdateEvent,
+) -> None:
+    """Built in pieces (the ids and name once per artifact): the same bytes as the model's."""
+    assert event_json(event) == dumps(t.StreamResponse.wrap(event))
+    assert event_json(event) == dumps(t.StreamResponse.wrap(event))  # its head kept: the same
+
+
 @settings(max_examples=30)
 @given(s.events())
 def test_v03_event_bytes_are_its_encoded_event(event: t.StreamEvent) -> None:
@@ -217,3 +227,21 @@ def test_a_frame_gives_its_replay_bytes_for_update_events_only() -> None:
         assert replay is None
     v03 = V03JsonRpcCodec()
     assert v03.encode_event_frame(chunk) == (v03.encode_event_json(chunk), None)
+
+
+def test_artifact_heads_are_kept_for_a_bounded_number_of_artifacts() -> None:
+    """Chunks of one artifact share the bytes before their parts; many artifacts do not
+    grow the process's memory."""
+    from a2a_core.types import _json
+
+    def chunk(artifact_id: str, text: str) -> t.TaskArtifactUpdateEvent:
+        artifact = t.Artifact(artifact_id=artifact_id, name="n", parts=[t.Part(text=text)])
+        return t.TaskArtifactUpdateEvent(task_id="t", context_id="c", artifact=artifact)
+
+    for i in range(1000):
+        event = chunk(str(i), "x")
+        assert event_json(event) == dumps(t.StreamResponse.wrap(event))
+    assert 0 < len(_json._HEADS) <= 256  # pyright: ignore[reportPrivateUsage]
+    first, second = chunk("a", "one"), chunk("a", "two")
+    assert event_json(second) == dumps(t.StreamResponse.wrap(second))
+    assert event_json(first) == dumps(t.StreamResponse.wrap(first))

@@ -143,6 +143,61 @@ _WRAPPED: dict[type, tuple[str, Any]] = {
     TaskArtifactUpdateEvent: ("artifactUpdate", _artifact_update),
 }
 
+_HEADS: dict[tuple[str, str, str, str | None, str | None], bytes] = {}
+"""The bytes an artifact update's JSON starts with, up to its parts, by the values they
+hold: a streamed artifact's chunks share them (bounded: cleared when full)."""
+_HEADS_MAX = 256
+
+
+def _artifact_update_json(event: TaskArtifactUpdateEvent) -> bytes:
+    """``event_json`` of an artifact update: the same bytes, with the part before the
+    parts (its ids and the artifact's name) encoded once per artifact, not per chunk."""
+    artifact = event.artifact
+    key = (
+        event.task_id,
+        event.context_id,
+        artifact.artifact_id,
+        artifact.name,
+        artifact.description,
+    )
+    head = _HEADS.get(key)
+    if head is None:
+        if len(_HEADS) >= _HEADS_MAX:
+            _HEADS.clear()
+        pieces = [
+            b'{"artifactUpdate":{"taskId":',
+            _to_json(event.task_id),
+            b',"contextId":',
+            _to_json(event.context_id),
+            b',"artifact":{"artifactId":',
+            _to_json(artifact.artifact_id),
+        ]
+        if artifact.name is not None:
+            pieces += (b',"name":', _to_json(artifact.name))
+        if artifact.description is not None:
+            pieces += (b',"description":', _to_json(artifact.description))
+        pieces.append(b',"parts":')
+        head = _HEADS[key] = b"".join(pieces)
+    out = [head, _values_json([_part(part) for part in artifact.parts])]
+    if artifact.metadata:
+        out += (b',"metadata":', _values_json(artifact.metadata))
+    if artifact.extensions:
+        out += (b',"extensions":', _values_json(artifact.extensions))
+    out.append(b"}")
+    if event.append:
+        out.append(b',"append":true')
+    if event.last_chunk:
+        out.append(b',"lastChunk":true')
+    if event.metadata:
+        out += (b',"metadata":', _values_json(event.metadata))
+    out.append(b"}}")
+    return b"".join(out)
+
+
+def _values_json(value: Any) -> bytes:
+    # The models' JSON settings: bytes as base64, inf/nan as null (in data and metadata).
+    return _to_json(value, by_alias=True, bytes_mode="base64", inf_nan_mode="null")
+
 
 REPLAYED = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 """The events a replay buffer holds (a Task or a Message stream frame never is one)."""
@@ -150,6 +205,8 @@ REPLAYED = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 
 def event_json(event: object) -> bytes | None:
     """The 1.0 ``StreamResponse`` JSON of ``event`` (None: not one of the exact event types)."""
+    if type(event) is TaskArtifactUpdateEvent:
+        return _artifact_update_json(event)
     if type(event) is Task:
         return b'{"task":' + _task_bytes(event) + b"}"
     entry = _WRAPPED.get(type(event))

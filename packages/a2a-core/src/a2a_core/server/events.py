@@ -64,7 +64,7 @@ class _Ring:
     (``pack_sent``) or the task has no stream left (``pack``).
     """
 
-    __slots__ = ("_data", "_ends", "_first", "_ids", "base", "events", "size")
+    __slots__ = ("_data", "_ends", "_first", "_held", "_ids", "base", "events", "size")
 
     def __init__(self, base: int, size: int) -> None:
         self.base = base
@@ -78,16 +78,18 @@ class _Ring:
         """Where each packed event's JSON ends in ``_data``."""
         self._data = bytearray()
         self._first = 0
+        self._held = 0
+        """How many events are held, packed or not (at most ``size``)."""
 
     def add(self, event_id: int, event: StreamEvent) -> None:
-        events = self.events
-        if len(events) + len(self._ids) - self._first >= self.size:  # full: the oldest goes
-            if self._first < len(self._ids):
-                self.base = self._ids[self._first]
-                self._first += 1
-            else:
-                self.base = events.popleft()[0]
-        events.append((event_id, event))
+        if self._held < self.size:
+            self._held += 1
+        elif self._first < len(self._ids):  # full: the oldest goes
+            self.base = self._ids[self._first]
+            self._first += 1
+        else:
+            self.base = self.events.popleft()[0]
+        self.events.append((event_id, event))
 
     def pack(self) -> None:
         """Hold every event packed (an event with no JSON of its own, a subclass's or an

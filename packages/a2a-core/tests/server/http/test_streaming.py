@@ -161,12 +161,26 @@ async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_buf
     await svc.aclose()
 
 
+async def _streaming_until(
+    svc: A2AService, conn: FakeConnection, *, artifact_updates: int
+) -> asyncio.Future[None]:
+    """Start a 1.0 streamed send to ``svc`` answered on ``conn``; return (the serving
+    future) once that many artifact updates were written, or after 5 s."""
+    import json
+
+    body = json.dumps(rpc("SendStreamingMessage", {"message": v10_message()})).encode()
+    serving = asyncio.ensure_future(create_app(svc)(*_posted(body, conn), conn.send))
+    for _ in range(500):
+        if sum(frame.count(b"artifactUpdate") for frame in conn.bodies) >= artifact_updates:
+            break
+        await asyncio.sleep(0.01)
+    return serving
+
+
 async def test_a_long_stream_keeps_the_bytes_of_its_sent_frames_as_it_goes() -> None:
     """While the task still runs, the replay buffer already holds the events whose frames
     were sent as those bytes (their objects freed): nothing is left to pack at the end
     but the last frames, so the client's next request does not wait behind the packing."""
-    import json
-
     from a2a_core.server import TaskUpdater
     from a2a_core.server.events import MemoryEventBus
 
@@ -180,14 +194,9 @@ async def test_a_long_stream_keeps_the_bytes_of_its_sent_frames_as_it_goes() -> 
         await updater.complete()
 
     svc = A2AService(slow_chunks, make_card())
-    body = json.dumps(rpc("SendStreamingMessage", {"message": v10_message()})).encode()
     conn = FakeConnection()
-    serving = asyncio.ensure_future(create_app(svc)(*_posted(body, conn), conn.send))
+    serving = await _streaming_until(svc, conn, artifact_updates=5)
     try:
-        for _ in range(500):
-            if sum(frame.count(b"artifactUpdate") for frame in conn.bodies) >= 5:
-                break
-            await asyncio.sleep(0.01)
         bus = svc.manager.bus
         assert isinstance(bus, MemoryEventBus)
         (ring,) = bus._rings.values()  # pyright: ignore[reportPrivateUsage]
@@ -207,8 +216,6 @@ async def test_events_waiting_together_go_out_in_one_write_each_with_its_id(
 ) -> None:
     """A burst of an agent's events is read without waiting and sent in one write per
     _BATCH_BYTES of frames, each frame with its own id, in order."""
-    import json
-
     from a2a_core.server import TaskUpdater
     from a2a_core.server import manager as manager_module
     from a2a_core.server.asgi import sse
@@ -225,14 +232,9 @@ async def test_events_waiting_together_go_out_in_one_write_each_with_its_id(
         await updater.complete()
 
     svc = A2AService(burst, make_card())
-    body = json.dumps(rpc("SendStreamingMessage", {"message": v10_message()})).encode()
     conn = FakeConnection()
-    serving = asyncio.ensure_future(create_app(svc)(*_posted(body, conn), conn.send))
+    serving = await _streaming_until(svc, conn, artifact_updates=30)
     try:
-        for _ in range(500):
-            if sum(frame.count(b"artifactUpdate") for frame in conn.bodies) >= 30:
-                break
-            await asyncio.sleep(0.01)
         writes = [b for b in conn.bodies if b"artifactUpdate" in b]
         # The first chunk goes out at once; the 29 made meanwhile (about 150 KB) in three
         # writes, each closed once it reaches _BATCH_BYTES.

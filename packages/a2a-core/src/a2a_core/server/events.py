@@ -22,9 +22,10 @@ event's CPU; as one ``(id, bytes)`` tuple per event, still one object per event
 for every full collection to touch (21.8 ms per collection at the default bounds
 with 1,000-event streams, 0.7 ms packed: ``benchmarks/replay_gc_bench.py``). The
 bytes are those a 1.0 stream sent (``Codec.encode_event_frame``, handed over by
-``Subscription.sent``), else encoded then (about 2 µs per event, once). A buffer is packed once the
-task's streams have let go of it (``pack`` waits for subscriptions still
-reading), so the events they have yet to send are not encoded twice.
+``Subscription.sent`` after each write, so a long stream's buffer is packed as it
+goes), else encoded when the task's streams have let go of the buffer (about 2 µs
+per event, once; ``pack`` waits for subscriptions still reading, so the events
+they have yet to send are not encoded twice).
 """
 
 from __future__ import annotations

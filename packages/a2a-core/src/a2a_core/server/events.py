@@ -62,10 +62,21 @@ class _Ring:
     was one object per event to visit on every full collection (a thousand retained
     buffers of a hundred events made those most of their time). The newer events are
     in ``events``, as the objects published, until a stream has sent their frames
-    (``pack_sent``) or the task has no stream left (``pack``).
+    (``pack_sent``) or the task has no stream left (``pack``). An event with no JSON of
+    its own (a subclass's, an end mark) is packed as no bytes and kept in ``_objects``.
     """
 
-    __slots__ = ("_data", "_ends", "_first", "_held", "_ids", "base", "events", "size")
+    __slots__ = (
+        "_data",
+        "_ends",
+        "_first",
+        "_held",
+        "_ids",
+        "_objects",
+        "base",
+        "events",
+        "size",
+    )
 
     def __init__(self, base: int, size: int) -> None:
         self.base = base
@@ -81,6 +92,8 @@ class _Ring:
         self._first = 0
         self._held = 0
         """How many events are held, packed or not (at most ``size``)."""
+        self._objects: dict[int, StreamEvent] | None = None
+        """The packed events kept as objects, by id (None: there are none)."""
 
     def add(self, event_id: int, event: StreamEvent) -> None:
         if self._held < self.size:
@@ -88,24 +101,26 @@ class _Ring:
         elif self._first < len(self._ids):  # full: the oldest goes
             self.base = self._ids[self._first]
             self._first += 1
+            if self._objects is not None:
+                self._objects.pop(self.base, None)
         else:
             self.base = self.events.popleft()[0]
         self.events.append((event_id, event))
 
     def pack(self) -> None:
-        """Hold every event packed (an event with no JSON of its own, a subclass's or an
-        end mark, stays in ``events`` with the ones after it)."""
-        events = self.events
+        """Hold every event packed."""
         ids: list[int] = []
         chunks: list[bytes] = []
-        while events:
-            event_id, event = events[0]
+        for event_id, event in self.events:
             data = event_json(event)
-            if data is None:
-                break
-            events.popleft()
+            if data is None:  # a subclass's (its own serializer) or an end mark
+                if self._objects is None:
+                    self._objects = {}
+                self._objects[event_id] = event
+                data = b""
             ids.append(event_id)
             chunks.append(data)
+        self.events.clear()
         self._append(ids, chunks)
 
     def pack_sent(self, replays: list[tuple[int, bytes]]) -> None:
@@ -149,7 +164,12 @@ class _Ring:
         self._ends = array("Q", [end - begin for end in self._ends[first:]])
         self._first = 0
 
-    def _packed(self, index: int) -> bytes:
+    def _packed(self, index: int) -> StreamEvent | bytes:
+        """The packed event at ``index``: its bytes, or the object kept for it."""
+        if self._objects is not None:
+            kept = self._objects.get(self._ids[index])
+            if kept is not None:
+                return kept
         ends = self._ends
         return bytes(self._data[ends[index - 1] if index else 0 : ends[index]])
 
@@ -163,8 +183,10 @@ class _Ring:
         if event_id < self.base:
             raise EventsLost(f"events after {event_id} are past retention")
         ids = self._ids
-        start = bisect_right(ids, event_id, self._first)
-        missed = [(ids[i], _unpack(self._packed(i))) for i in range(start, len(ids))]
+        missed: list[tuple[int, StreamEvent]] = []
+        for i in range(bisect_right(ids, event_id, self._first), len(ids)):
+            event = self._packed(i)
+            missed.append((ids[i], _unpack(event) if isinstance(event, bytes) else event))
         missed += [(i, event) for i, event in self.events if i > event_id]
         return missed
 

@@ -272,6 +272,33 @@ async def test_a_long_stream_packs_as_it_goes_and_replays_only_what_it_retains()
     assert _held(bus, "t") == [bytes] * 100
 
 
+async def test_an_event_with_no_json_of_its_own_is_kept_as_itself_among_packed_ones() -> None:
+    """A subclass's event (its serializer may differ) or an end mark is held as the object,
+    in its place; the events around it are packed all the same."""
+
+    class Custom(TaskArtifactUpdateEvent):
+        pass
+
+    end_mark = object()
+    bus = MemoryEventBus(replay_events=5)
+    bus.record("t", 0)
+    custom = Custom(**dict(_chunk("b")))
+    published = [_chunk("a"), custom, end_mark, _chunk("c")]
+    for event_id, event in enumerate(published, 1):
+        bus.publish("t", event, event_id)  # type: ignore[arg-type]
+    bus.pack("t")
+    assert _held(bus, "t") == [bytes, Custom, object, bytes]
+    replayed = bus._rings["t"].after(0)  # pyright: ignore[reportPrivateUsage]
+    assert [event for _, event in replayed] == published
+    assert replayed[1][1] is custom
+    assert replayed[2][1] is end_mark
+    for event_id, text in enumerate("defg", 5):  # the oldest go, the kept objects with them
+        bus.publish("t", _chunk(text), event_id)
+    bus.pack("t")
+    assert _held(bus, "t") == [bytes] * 5
+    assert bus._rings["t"]._objects == {}  # pyright: ignore[reportPrivateUsage]
+
+
 async def test_streams_that_never_let_go_are_forgotten_with_their_buffer() -> None:
     bus = MemoryEventBus(replay_tasks=1)
     bus.record("t", 0)

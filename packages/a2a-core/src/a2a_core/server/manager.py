@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import telemetry as _telemetry
 from ..errors import (
@@ -335,8 +335,7 @@ class TaskRun:
         if manager.channel.shared or not self._coalesces(False):
             return None
         task = self._task
-        if event.task_id != task.id or event.context_id != task.context_id:
-            event = changed(event, {"task_id": task.id, "context_id": task.context_id})
+        event = _owned(event, task)
         self._check_open()
         flush_due = self._hold(event)
         self._emitted = True
@@ -369,9 +368,7 @@ class TaskRun:
                 )
         chunk: TaskArtifactUpdateEvent | None = None
         if isinstance(event, TaskArtifactUpdateEvent):  # first: most events are chunks
-            if event.task_id != task.id or event.context_id != task.context_id:
-                event = changed(event, {"task_id": task.id, "context_id": task.context_id})
-            chunk = event
+            chunk = event = _owned(event, task)
         elif isinstance(event, Message):
             if self.allow_reply and not self._emitted:
                 self.reply = _as_reply(event, task)
@@ -731,9 +728,10 @@ def _in_task(message: Message, task: Task) -> Message:
     return changed(message, {"task_id": task.id, "context_id": task.context_id})
 
 
-def _owned(
-    event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, task: Task
-) -> TaskStatusUpdateEvent | TaskArtifactUpdateEvent:
+_Update = TypeVar("_Update", TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
+
+
+def _owned(event: _Update, task: Task) -> _Update:
     """The event addressed to this task, its status stamped with a time."""
     update: dict[str, Any] = {}
     if event.task_id != task.id or event.context_id != task.context_id:

@@ -777,7 +777,10 @@ class _Stream:
         except BaseException:
             self._stop()
             raise
-        event_id = subscription.event_id
+        return self._followed(subscription.event_id, event)
+
+    def _followed(self, event_id: int | None, event: StreamEvent) -> StreamEvent:
+        """Note an event read from the subscription (its id; whether it settles the task)."""
         self.event_id = None if event_id is None or event_id == NO_ID else event_id
         if _settles(event):
             self._settled = True  # the next read ends the stream (the subscription then goes)
@@ -804,13 +807,7 @@ class _Stream:
         if not self._following or subscription is None or self._settled:
             return None
         item = subscription.take_ready()
-        if item is None:
-            return None
-        event_id, event = item
-        self.event_id = None if event_id == NO_ID else event_id
-        if _settles(event):
-            self._settled = True
-        return event
+        return None if item is None else self._followed(*item)
 
     async def aclose(self) -> None:
         self._stop()

@@ -36,6 +36,11 @@ __all__ = ["REPLAYED", "event_json", "task_json"]
 _to_json = pydantic_core.to_json
 
 
+def _values_json(value: Any) -> bytes:
+    # The models' JSON settings: bytes as base64, inf/nan as null (in data and metadata).
+    return _to_json(value, by_alias=True, bytes_mode="base64", inf_nan_mode="null")
+
+
 def _part(part: Part) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if part.text is not None:
@@ -121,26 +126,10 @@ def _status_update(event: TaskStatusUpdateEvent) -> dict[str, Any]:
     return out
 
 
-def _artifact_update(event: TaskArtifactUpdateEvent) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "taskId": event.task_id,
-        "contextId": event.context_id,
-        "artifact": _artifact(event.artifact),
-    }
-    if event.append:
-        out["append"] = True
-    if event.last_chunk:
-        out["lastChunk"] = True
-    if event.metadata:
-        out["metadata"] = event.metadata
-    return out
-
-
 _WRAPPED: dict[type, tuple[str, Any]] = {
     Task: ("task", _task),
     Message: ("message", _message),
     TaskStatusUpdateEvent: ("statusUpdate", _status_update),
-    TaskArtifactUpdateEvent: ("artifactUpdate", _artifact_update),
 }
 
 _HEADS: dict[tuple[str, str, str, str | None, str | None], bytes] = {}
@@ -194,11 +183,6 @@ def _artifact_update_json(event: TaskArtifactUpdateEvent) -> bytes:
     return b"".join(out)
 
 
-def _values_json(value: Any) -> bytes:
-    # The models' JSON settings: bytes as base64, inf/nan as null (in data and metadata).
-    return _to_json(value, by_alias=True, bytes_mode="base64", inf_nan_mode="null")
-
-
 REPLAYED = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 """The events a replay buffer holds (a Task or a Message stream frame never is one)."""
 
@@ -213,8 +197,7 @@ def event_json(event: object) -> bytes | None:
     if entry is None:
         return None
     key, convert = entry
-    # The models' JSON settings: bytes as base64, inf/nan as null (in data and metadata).
-    return _to_json({key: convert(event)}, by_alias=True, bytes_mode="base64", inf_nan_mode="null")
+    return _values_json({key: convert(event)})
 
 
 def task_json(task: Task) -> bytes | None:
@@ -236,6 +219,6 @@ def _task_bytes(task: Task) -> bytes:
     last = _last
     if last is not None and last[0]() is task:
         return last[1]
-    data = _to_json(_task(task), by_alias=True, bytes_mode="base64", inf_nan_mode="null")
+    data = _values_json(_task(task))
     _last = (weakref.ref(task), data)
     return data

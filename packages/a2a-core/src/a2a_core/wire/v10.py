@@ -81,14 +81,11 @@ class V10Codec(Codec):
         return StreamResponse.wrap(event)
 
     def encode_event_json(self, event: StreamEvent) -> bytes:
-        # The StreamResponse bytes without building (and validating) a wrapper per event,
-        # nor calling back into Python per optional field.
-        data = event_json(event)
-        if data is None:  # a subclass: the wrapper decides
-            return dumps(StreamResponse.wrap(event))
-        return data
+        return self.encode_event_frame(event)[0]
 
     def encode_event_frame(self, event: StreamEvent) -> tuple[bytes, bytes | None]:
+        # The StreamResponse bytes without building (and validating) a wrapper per event,
+        # nor calling back into Python per optional field.
         data = event_json(event)
         if data is None:  # a subclass: the wrapper decides, and the buffer keeps the object
             return dumps(StreamResponse.wrap(event)), None

@@ -218,10 +218,9 @@ async def stream_sse(
                     if frames:
                         await pump.frame(b"".join(frames))
                     break
-                data = frames[0] if len(frames) == 1 else b"".join(frames)
                 last = ends is not None and ends()
                 # The stream's last event: its frame ends the response (one write).
-                await pump.frame(data, last=last)
+                await pump.frame(b"".join(frames), last=last)
                 if sent is not None and replays:
                     sent(replays)  # the replay buffer keeps these frames' bytes
                 if last:

@@ -27,7 +27,8 @@ from a2a_core.server import (
     RequestContext,
     TaskUpdater,
 )
-from a2a_core.stores import TaskStore
+from a2a_core.stores import MemoryTaskStore, StoredTask, TaskStore
+from a2a_core.stores.base import numbers_creates
 from a2a_core.types import Task, TaskArtifactUpdateEvent, TaskState
 from store_support import POSTGRES_URL, REDIS_URL
 
@@ -63,8 +64,8 @@ _depth: ContextVar[int] = ContextVar("write_depth", default=0)
 
 
 def _count_writes(store: TaskStore) -> list[str]:
-    """Record every create/save/save_at made on ``store`` from now on (a redis:// save
-    runs through save_and_then: one write, counted once)."""
+    """Record every create/create_at/save/save_at made on ``store`` from now on (a
+    redis:// save runs through save_and_then: one write, counted once)."""
     writes: list[str] = []
 
     def counted(name: str) -> Callable[..., Any]:
@@ -83,7 +84,7 @@ def _count_writes(store: TaskStore) -> list[str]:
         return call
 
     # save_and_then: redis:// saving a task and publishing its event in one script.
-    for name in ("create", "save", "save_at", "save_and_then"):
+    for name in ("create", "create_at", "save", "save_at", "save_and_then"):
         if hasattr(store, name):
             setattr(store, name, counted(name))
     return writes
@@ -233,3 +234,135 @@ async def test_held_chunks_survive_a_write_by_another_writer(store: TaskStore) -
     assert stored.task.status.state is TaskState.COMPLETED
     assert stored.task.metadata == {"other": "writer"}
     assert "".join(p.text or "" for p in stored.task.artifacts[0].parts) == "".join(CHUNKS)
+
+
+class Answers(AgentExecutor):
+    """One artifact, then completes; with ``pause``, waits between the two."""
+
+    starts_task_at_once = True  # a task from the first event, as the benchmark's echo agent
+
+    def __init__(self, pause: asyncio.Event | None = None) -> None:
+        self.pause = pause
+        self.task_ids: list[str] = []
+        self.answered = asyncio.Event()
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        self.task_ids.append(context.task_id)
+        await updater.add_artifact("the answer", name="answer")
+        self.answered.set()
+        if self.pause is not None:
+            await self.pause.wait()
+        await updater.complete()
+
+
+async def test_a_blocking_send_answered_at_once_writes_its_task_once(store: TaskStore) -> None:
+    """Nobody knows a blocking send's task before its answer: on a store that numbers
+    creates its first write waits for the status change and the task is written once, at
+    the id of its last event; a store whose channel other instances share writes twice."""
+    writes = _count_writes(store)
+    service = A2AService(Answers(), _card(), store=store)
+    async with (
+        running_server(service) as server,
+        A2AClient.for_endpoint(server.url) as client,
+    ):
+        result = await asyncio.wait_for(client.send("go"), 30)
+        task = result.task
+        assert task is not None
+        assert task.status.state is TaskState.COMPLETED
+        assert [p.text for p in task.artifacts[0].parts] == ["the answer"]
+        stored = await store.get(task.id, None)
+    assert stored is not None
+    assert stored.task == task
+    assert stored.version == 2  # the artifact event (1), then the final status (2)
+    if store.creates_at_version:
+        assert writes == ["create_at"], writes
+    else:
+        assert writes[:1] == ["create"], writes
+        assert len(writes) == 2, writes
+
+
+async def test_a_new_task_still_running_is_written_within_the_interval(
+    store: TaskStore,
+) -> None:
+    """The held first write of a task whose agent is still working is made by the
+    coalescing interval: ListTasks shows the task with its first artifact meanwhile."""
+    pause = asyncio.Event()
+    agent = Answers(pause)
+    config = ManagerConfig(store_coalesce_seconds=0.05)
+    service = A2AService(agent, _card(), store=store, config=config)
+    async with (
+        running_server(service) as server,
+        A2AClient.for_endpoint(server.url) as client,
+    ):
+        sending = asyncio.create_task(client.send("go"))
+        try:
+            async with asyncio.timeout(30):
+                stored = None
+                while stored is None:
+                    await asyncio.sleep(0.01)
+                    if agent.task_ids:
+                        stored = await store.get(agent.task_ids[0], None)
+                listed = await client.list_tasks()
+            assert [t.id for t in listed.tasks] == agent.task_ids
+            assert stored.version == 1
+            assert stored.task.status.state is TaskState.SUBMITTED  # still running
+            assert [p.text for p in stored.task.artifacts[0].parts] == ["the answer"]
+        finally:
+            pause.set()
+        result = await asyncio.wait_for(sending, 30)
+        assert result.task is not None
+        assert result.task.status.state is TaskState.COMPLETED
+        final = await store.get(result.task.id, None)
+    assert final is not None
+    assert (final.version, final.task.status.state) == (2, TaskState.COMPLETED)
+
+
+async def test_a_held_new_task_can_be_canceled(store: TaskStore) -> None:
+    """Canceled while its first write is held (nothing flushes by itself here): the cancel
+    reaches the run, and the task is written canceled, after its artifact's id."""
+    pause = asyncio.Event()
+    agent = Answers(pause)
+    config = ManagerConfig(store_coalesce_seconds=30.0)
+    service = A2AService(agent, _card(), store=store, config=config)
+    async with (
+        running_server(service) as server,
+        A2AClient.for_endpoint(server.url) as client,
+    ):
+        sending = asyncio.create_task(client.send("go"))
+        try:
+            async with asyncio.timeout(30):
+                await agent.answered.wait()
+                task_id = agent.task_ids[0]
+                canceled = await client.cancel(task_id)
+                result = await sending
+        finally:
+            pause.set()
+        assert canceled.status.state is TaskState.CANCELED
+        assert result.task is not None
+        assert result.task.status.state is TaskState.CANCELED
+        stored = await store.get(task_id, None)
+    assert stored is not None
+    assert stored.task.status.state is TaskState.CANCELED
+    assert [p.text for p in stored.task.artifacts[0].parts] == ["the answer"]
+    assert stored.version == 2
+
+
+def test_a_store_overriding_only_create_keeps_every_creation_in_it() -> None:
+    """A subclass that customizes ``create`` alone (to audit it, say) is not given
+    numbered creates it would not see; one that overrides both is."""
+
+    class Audited(MemoryTaskStore):
+        async def create(self, task: Task, owner: str | None) -> StoredTask:
+            return await super().create(task, owner)
+
+    class AuditedBoth(Audited):
+        async def create_at(self, task: Task, owner: str | None, version: int) -> StoredTask:
+            return await super().create_at(task, owner, version)
+
+    class Unnumbered(MemoryTaskStore):
+        creates_at_version = False
+
+    assert numbers_creates(MemoryTaskStore())
+    assert not numbers_creates(Audited())
+    assert numbers_creates(AuditedBoth())
+    assert not numbers_creates(Unnumbered())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..stores.base import StoredTask, TaskPage, TaskQuery, TaskStore
+from ..stores.base import StoredTask, TaskPage, TaskQuery, TaskStore, numbers_creates
 from ..types import Task
 
 __all__ = ["TimedStore"]
@@ -19,6 +19,7 @@ class TimedStore(TaskStore):
         self._hooks = hooks
         self._name = type(inner).__name__
         self.write_behind = inner.write_behind
+        self.creates_at_version = numbers_creates(inner)
 
     def __getattr__(self, name: str) -> Any:  # the wrapped store's own extras
         return getattr(self.inner, name)
@@ -30,6 +31,13 @@ class TimedStore(TaskStore):
         started = time.perf_counter()
         try:
             return await self.inner.create(task, owner)
+        finally:
+            self._done("create", started)
+
+    async def create_at(self, task: Task, owner: str | None, version: int) -> StoredTask:
+        started = time.perf_counter()
+        try:
+            return await self.inner.create_at(task, owner, version)
         finally:
             self._done("create", started)
 

@@ -43,6 +43,7 @@ from ..errors import (
     UnsupportedOperationError,
 )
 from ..stores import ConcurrentUpdateError, StoredTask, TaskStore
+from ..stores.base import numbers_creates
 from ..stores.cluster import Lease, TaskLeases
 from ..types import (
     Message,
@@ -183,7 +184,10 @@ class ManagerConfig:
     store each chunk is published to the channel at once); any status change, and the end
     of the run, saves at once. A crash loses at most the chunks of the last interval on
     sqlite (the task then reads as it was before them); on redis and postgresql the survivor
-    that settles the task applies them from the channel first. 0: save every event."""
+    that settles the task applies them from the channel first. On memory and sqlite a new
+    task nobody can know of yet (a blocking send's) waits for its first write the same way:
+    a blocking send whose agent answers at once writes its task once, and a task still
+    running shows in ListTasks within this interval. 0: save every event."""
 
     def __post_init__(self) -> None:
         if self.max_background_tasks <= 0:
@@ -435,9 +439,23 @@ class TaskRun:
         """
         return (
             self._hold_delay > 0
-            and self.stored != 0
+            and (self.stored != 0 or self._unknown_yet(shared))
             and (self._channel_behind or not shared)
             and self.manager._active.get(self._task.id) is self  # pyright: ignore[reportPrivateUsage]
+        )
+
+    def _unknown_yet(self, shared: bool) -> bool:
+        """Whether this new, unwritten task may wait for its first write: nobody can know
+        of it yet (no stream follows it, no push config names it: either would have had it
+        written first), the store numbers creates (``TaskStore.creates_at_version``) and no
+        other instance shares its channel. It is then written with its first status change,
+        the end of the run, or the coalescing interval, whichever comes first."""
+        manager = self.manager
+        return (
+            not shared
+            and self.previous is None
+            and manager.numbers_creates
+            and not manager.bus.subscriber_count(self._task.id)
         )
 
     def _check_open(self) -> None:
@@ -555,7 +573,10 @@ class TaskRun:
             version = max(self.version, self.stored + 1)
         try:
             if self.stored == 0:
-                stored = await store.create(task, self.owner)
+                if version == 1:
+                    stored = await store.create(task, self.owner)
+                else:  # its first events were held (``_unknown_yet``)
+                    stored = await store.create_at(task, self.owner, version)
             elif event is not None and channel.shared and channel.saves_events:
                 at = None if version == self.stored + 1 else version
                 stored = await manager.save_and_publish(
@@ -766,6 +787,8 @@ class TaskManager:
 
             store = TimedStore(store, hooks)
         self.store = store
+        self.numbers_creates = numbers_creates(self.backend)
+        """Whether a new task's first write may be held (``TaskRun._unknown_yet``)."""
         self.bus: EventBus = bus if bus is not None else MemoryEventBus()
         self.config = config or ManagerConfig()
         self.observers: list[TaskObserver] = list(observers)

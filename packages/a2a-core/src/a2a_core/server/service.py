@@ -239,7 +239,7 @@ class A2AService:
             if run.reply is not None:
                 await self._forget(claim)
                 return run.reply
-            if run.version == 0 and run.error is not None:
+            if run.stored == 0 and run.error is not None:
                 await self._forget(claim)
                 raise run.error  # the task could never be stored
         return snapshot(run.task, history_length)
@@ -407,7 +407,7 @@ class A2AService:
                     yield NO_ID, first
                     return
                 if first is None:  # the run ended without publishing anything
-                    if run.version == 0 and run.error is not None:
+                    if run.stored == 0 and run.error is not None:
                         await self._forget(claim)
                         raise run.error
                     yield run.version, snapshot(run.task)

@@ -269,14 +269,22 @@ class MemoryTaskStore(TaskStore, SentMessages):
         return self._bytes
 
     async def create(self, task: Task, owner: str | None) -> StoredTask:
+        return self._create(task, owner, 1)
+
+    creates_at_version = True
+
+    async def create_at(self, task: Task, owner: str | None, version: int) -> StoredTask:
+        return self._create(task, owner, version)
+
+    def _create(self, task: Task, owner: str | None, version: int) -> StoredTask:
         if task.id in self._tasks:
             raise ConcurrentUpdateError(f"task {task.id} already exists")
-        entry = _Entry(task, 1, owner, self._pack)
+        entry = _Entry(task, version, owner, self._pack)
         if not entry.state.is_terminal:
             self._check_room(entry.size)
         self._put(task.id, entry)
         self._evict()
-        return StoredTask(task, 1, owner)
+        return StoredTask(task, version, owner)
 
     async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
         entry = self._tasks.get(task_id)

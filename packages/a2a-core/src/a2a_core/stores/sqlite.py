@@ -85,7 +85,7 @@ CREATE INDEX IF NOT EXISTS a2a_sends_by_expiry ON a2a_sends (expires_at);
 _NEXT_SEQ = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM a2a_tasks)"
 _INSERT = (
     "INSERT INTO a2a_tasks (id, owner, context_id, state, status_ts, sort_ts, terminal, body,"
-    f" seq, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {_NEXT_SEQ}, 1)"
+    f" seq, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {_NEXT_SEQ}, ?)"
 )
 _UPDATE = (
     "UPDATE a2a_tasks SET context_id = ?, state = ?, status_ts = ?, sort_ts = ?, terminal = ?,"
@@ -146,19 +146,24 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
 
     # -- the TaskStore contract ---------------------------------------------------------
     async def create(self, task: Task, owner: str | None) -> StoredTask:
+        return await self.create_at(task, owner, 1)
+
+    creates_at_version = True
+
+    async def create_at(self, task: Task, owner: str | None, version: int) -> StoredTask:
         row = _row(task)
 
         def insert(conn: sqlite3.Connection) -> None:
             with _transaction(conn):
                 try:
-                    conn.execute(_INSERT, (task.id, owner, *row))
+                    conn.execute(_INSERT, (task.id, owner, *row, version))
                 except sqlite3.IntegrityError:
                     raise ConcurrentUpdateError(f"task {task.id} already exists") from None
                 if self.max_tasks is not None:
                     _evict(conn, self.max_tasks)
 
         await self._run(insert)
-        return StoredTask(task, 1, owner)
+        return StoredTask(task, version, owner)
 
     async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
         def select(conn: sqlite3.Connection) -> tuple[int, str] | None:

@@ -75,8 +75,9 @@ class SendLedger:
 async def stored_when_ready(store: TaskStore, task_id: str, owner: str | None) -> StoredTask:
     """The task an earlier send started, waiting briefly while that send is still storing it.
 
-    A blocking send stores its task with the agent's first event; a retry that
-    arrives before then waits a little, then gets a retryable ServerBusyError.
+    A blocking send stores its task with the agent's first event (on memory and sqlite
+    within the coalescing interval after it: ``TaskStore.creates_at_version``); a retry
+    that arrives before then waits a little, then gets a retryable ServerBusyError.
     """
     deadline = time.monotonic() + _APPEAR_WAIT_SECONDS
     while True:

@@ -12,14 +12,16 @@ them on the object), so the leases and the shared channel of the store stay as t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
 
 import pytest
 from a2a_core import AgentCardBuilder, running_server
 from a2a_core.adapters import open_task_store
-from a2a_core.client import A2AClient
+from a2a_core.client import A2AClient, SendResult
 from a2a_core.server import (
     A2AService,
     AgentExecutor,
@@ -281,14 +283,15 @@ async def test_a_blocking_send_answered_at_once_writes_its_task_once(store: Task
         assert len(writes) == 2, writes
 
 
-async def test_a_new_task_still_running_is_written_within_the_interval(
-    store: TaskStore,
-) -> None:
-    """The held first write of a task whose agent is still working is made by the
-    coalescing interval: ListTasks shows the task with its first artifact meanwhile."""
+@asynccontextmanager
+async def _blocking_send(
+    store: TaskStore, coalesce: float
+) -> AsyncIterator[tuple[Answers, A2AClient, asyncio.Task[SendResult]]]:
+    """A blocking send in the background, to an agent that answers and then waits for its
+    ``pause`` (set on the way out, and the send awaited)."""
     pause = asyncio.Event()
     agent = Answers(pause)
-    config = ManagerConfig(store_coalesce_seconds=0.05)
+    config = ManagerConfig(store_coalesce_seconds=coalesce)
     service = A2AService(agent, _card(), store=store, config=config)
     async with (
         running_server(service) as server,
@@ -297,19 +300,32 @@ async def test_a_new_task_still_running_is_written_within_the_interval(
         sending = asyncio.create_task(client.send("go"))
         try:
             async with asyncio.timeout(30):
-                stored = None
-                while stored is None:
-                    await asyncio.sleep(0.01)
-                    if agent.task_ids:
-                        stored = await store.get(agent.task_ids[0], None)
-                listed = await client.list_tasks()
-            assert [t.id for t in listed.tasks] == agent.task_ids
-            assert stored.version == 1
-            assert stored.task.status.state is TaskState.SUBMITTED  # still running
-            assert [p.text for p in stored.task.artifacts[0].parts] == ["the answer"]
+                yield agent, client, sending
         finally:
             pause.set()
-        result = await asyncio.wait_for(sending, 30)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(sending, 30)
+
+
+async def test_a_new_task_still_running_is_written_within_the_interval(
+    store: TaskStore,
+) -> None:
+    """The held first write of a task whose agent is still working is made by the
+    coalescing interval: ListTasks shows the task with its first artifact meanwhile."""
+    async with _blocking_send(store, coalesce=0.05) as (agent, client, sending):
+        await agent.answered.wait()
+        stored = None
+        while stored is None:
+            await asyncio.sleep(0.01)
+            stored = await store.get(agent.task_ids[0], None)
+        listed = await client.list_tasks()
+        assert [t.id for t in listed.tasks] == agent.task_ids
+        assert stored.version == 1
+        assert stored.task.status.state is TaskState.SUBMITTED  # still running
+        assert [p.text for p in stored.task.artifacts[0].parts] == ["the answer"]
+        assert agent.pause is not None
+        agent.pause.set()
+        result = await sending
         assert result.task is not None
         assert result.task.status.state is TaskState.COMPLETED
         final = await store.get(result.task.id, None)
@@ -320,23 +336,13 @@ async def test_a_new_task_still_running_is_written_within_the_interval(
 async def test_a_held_new_task_can_be_canceled(store: TaskStore) -> None:
     """Canceled while its first write is held (nothing flushes by itself here): the cancel
     reaches the run, and the task is written canceled, after its artifact's id."""
-    pause = asyncio.Event()
-    agent = Answers(pause)
-    config = ManagerConfig(store_coalesce_seconds=30.0)
-    service = A2AService(agent, _card(), store=store, config=config)
-    async with (
-        running_server(service) as server,
-        A2AClient.for_endpoint(server.url) as client,
-    ):
-        sending = asyncio.create_task(client.send("go"))
-        try:
-            async with asyncio.timeout(30):
-                await agent.answered.wait()
-                task_id = agent.task_ids[0]
-                canceled = await client.cancel(task_id)
-                result = await sending
-        finally:
-            pause.set()
+    async with _blocking_send(store, coalesce=30.0) as (agent, client, sending):
+        await agent.answered.wait()
+        task_id = agent.task_ids[0]
+        if store.creates_at_version:
+            assert await store.get(task_id, None) is None  # held: not written yet
+        canceled = await client.cancel(task_id)
+        result = await sending
         assert canceled.status.state is TaskState.CANCELED
         assert result.task is not None
         assert result.task.status.state is TaskState.CANCELED

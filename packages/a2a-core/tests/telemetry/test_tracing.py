@@ -208,6 +208,30 @@ async def test_non_blocking_run_outlives_its_request(otel: Otel) -> None:
     assert {"create", "save"} <= store_ops
 
 
+class AnswerAtOnce(AgentExecutor):
+    """An artifact, then done: a blocking send's task is then written once."""
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        await updater.add_artifact("the answer", name="answer")
+        await updater.complete()
+
+
+async def test_a_held_first_write_is_timed_as_the_tasks_create(otel: Otel) -> None:
+    """The timed store passes the numbered create through (``create_at``): one store
+    write for the whole blocking send, timed as a create."""
+    async with running_server(AnswerAtOnce()) as srv, A2AClient.for_endpoint(srv.url) as client:
+        sent = await client.send("hello")
+    assert sent.task is not None
+    assert sent.task.status.state is TaskState.COMPLETED
+    writes = [
+        a["a2a.store.operation"]
+        for a, count in otel.metrics()["a2a.server.store.duration"]
+        for _ in range(count)
+        if a["a2a.store.operation"] in ("create", "save")
+    ]
+    assert writes == ["create"]
+
+
 async def test_failed_run_marks_its_span(otel: Otel) -> None:
     async def broken(context: RequestContext) -> str:
         raise RuntimeError(SECRET)

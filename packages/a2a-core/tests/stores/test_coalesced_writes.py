@@ -30,7 +30,7 @@ from a2a_core.server import (
     TaskUpdater,
 )
 from a2a_core.stores import MemoryTaskStore, StoredTask, TaskStore
-from a2a_core.stores.base import numbers_creates
+from a2a_core.stores.base import numbers_creates, saves_behind
 from a2a_core.types import Task, TaskArtifactUpdateEvent, TaskState
 from store_support import POSTGRES_URL, REDIS_URL
 
@@ -372,3 +372,51 @@ def test_a_store_overriding_only_create_keeps_every_creation_in_it() -> None:
     assert not numbers_creates(Audited())
     assert numbers_creates(AuditedBoth())
     assert not numbers_creates(Unnumbered())
+
+
+def test_a_store_overriding_only_save_is_not_given_numbered_saves() -> None:
+    """The same for ``save``: held chunks are saved with ``save_at``, which a subclass
+    customizing ``save`` alone would not see."""
+
+    class Audited(MemoryTaskStore):
+        async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
+            return await super().save(task, owner, expected_version)
+
+    class AuditedBoth(Audited):
+        async def save_at(
+            self, task: Task, owner: str | None, expected_version: int, version: int
+        ) -> StoredTask:
+            return await super().save_at(task, owner, expected_version, version)
+
+    class SavedOneByOne(MemoryTaskStore):
+        write_behind = False
+
+    assert saves_behind(MemoryTaskStore())
+    assert not saves_behind(Audited())
+    assert saves_behind(AuditedBoth())
+    assert not saves_behind(SavedOneByOne())
+
+
+class AuditedSaves(MemoryTaskStore):
+    """Counts the saves that go through ``save``: a subclass customizing it alone."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saved = 0
+
+    async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
+        self.saved += 1
+        return await super().save(task, owner, expected_version)
+
+
+async def test_a_store_overriding_only_save_sees_every_chunk_saved() -> None:
+    store = AuditedSaves()
+    writes = _count_writes(store)
+    seen, state, stored_text = await _stream(store, coalesce=1.0)
+    assert seen == CHUNKS
+    assert state == TaskState.COMPLETED.value
+    assert stored_text == "".join(CHUNKS)
+    # Created with the first chunk; every later chunk, then the final status, went
+    # through the subclass's save.
+    assert writes == ["create"] + ["save"] * len(CHUNKS), writes
+    assert store.saved == len(CHUNKS)

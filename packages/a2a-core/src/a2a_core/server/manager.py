@@ -43,7 +43,7 @@ from ..errors import (
     UnsupportedOperationError,
 )
 from ..stores import ConcurrentUpdateError, StoredTask, TaskStore
-from ..stores.base import numbers_creates
+from ..stores.base import numbers_creates, saves_behind
 from ..stores.cluster import Lease, TaskLeases
 from ..types import (
     Message,
@@ -258,7 +258,7 @@ class TaskRun:
         self._lock = _RunLock()
         self._emitted = False
         config = manager.config
-        self._hold_delay = config.store_coalesce_seconds if manager.store.write_behind else 0.0
+        self._hold_delay = config.store_coalesce_seconds if manager.saves_behind else 0.0
         """How long artifact chunks may wait to be saved (0: saved one by one): the
         config and the store's kind, fixed for the run (read once, not per event)."""
         self._channel_behind = manager.channel.write_behind
@@ -789,6 +789,8 @@ class TaskManager:
         self.store = store
         self.numbers_creates = numbers_creates(self.backend)
         """Whether a new task's first write may be held (``TaskRun._unknown_yet``)."""
+        self.saves_behind = saves_behind(self.backend)
+        """Whether artifact chunks may be held and saved together (``TaskRun._hold``)."""
         self.bus: EventBus = bus if bus is not None else MemoryEventBus()
         self.config = config or ManagerConfig()
         self.observers: list[TaskObserver] = list(observers)

@@ -25,6 +25,7 @@ __all__ = [
     "decode_cursor",
     "encode_cursor",
     "numbers_creates",
+    "saves_behind",
     "sort_key",
 ]
 
@@ -85,7 +86,8 @@ class TaskStore(ABC):
     apart, instead of one save each (see ``ManagerConfig.store_coalesce_seconds``): true
     for ``sqlite://`` (a save is a disk write) and ``memory://`` (a save serializes the task
     to size it). Such a store implements ``save_at``. The manager never holds events on a
-    store whose channel is shared by several instances."""
+    store whose channel is shared by several instances, nor on a subclass that overrides
+    only ``save`` (``saves_behind``)."""
 
     async def save_at(
         self, task: Task, owner: str | None, expected_version: int, version: int
@@ -179,9 +181,22 @@ def numbers_creates(store: TaskStore) -> bool:
     (``TaskStore.create_at``): the store says so, and its ``create_at`` is at least as
     specific as its ``create``. A subclass that overrides only ``create`` (to audit it, or
     a test's failing store) keeps every creation going through its ``create``."""
-    if not store.creates_at_version:
-        return False
+    return store.creates_at_version and _as_specific(store, "create_at", "create")
+
+
+def saves_behind(store: TaskStore) -> bool:
+    """Whether the manager may hold artifact chunks and save several at once, numbered
+    (``TaskStore.save_at``): the store says so (``write_behind``), and its ``save_at`` is
+    at least as specific as its ``save``. A subclass that overrides only ``save`` (to
+    audit it, or a test's failing store) keeps every save going through its ``save``:
+    each chunk is then saved on its own."""
+    return store.write_behind and _as_specific(store, "save_at", "save")
+
+
+def _as_specific(store: TaskStore, numbered: str, plain: str) -> bool:
+    """Whether the class defining ``store``'s ``numbered`` method is the one defining its
+    ``plain`` method or a subclass of it (the numbered one sees what the plain one does)."""
     mro = type(store).__mro__
-    create = next(cls for cls in mro if "create" in cls.__dict__)
-    create_at = next(cls for cls in mro if "create_at" in cls.__dict__)
-    return issubclass(create_at, create)
+    numbered_in = next(cls for cls in mro if numbered in cls.__dict__)
+    plain_in = next(cls for cls in mro if plain in cls.__dict__)
+    return issubclass(numbered_in, plain_in)

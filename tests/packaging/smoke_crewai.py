@@ -39,6 +39,8 @@ async def main() -> None:
         answer = await client.send_text("Ana")
         streamed = (await client.stream("Bo").result()).text
         card = client.card.name if client.card is not None else None
+        # The HTTP protocol uvicorn served with: httptools (a dependency of the core), not h11.
+        http = [cls.__name__ for cls in server.server.config.http_protocol_class.__mro__]
     print(
         json.dumps(
             {
@@ -46,6 +48,7 @@ async def main() -> None:
                 "card": card,
                 "answer": answer,
                 "streamed": streamed,
+                "http": http,
                 "modules": [a2a_core.__file__, a2a_crewai.__file__],
             }
         )

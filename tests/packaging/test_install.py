@@ -89,6 +89,9 @@ def check(report: dict[str, Any], adapter: str) -> None:
     assert report["card"] == "Wheel smoke"
     assert report["answer"] == answer
     assert report["streamed"] == streamed
+    # A plain install parses HTTP with httptools: h11 costs a quarter more CPU per request.
+    assert "HttpToolsProtocol" in report["http"], report["http"]
+    assert "httptools" in report["installed"]
     # Everything it imported comes from the fresh environment, not from this workspace.
     assert all(module.startswith(report["venv"]) for module in report["modules"]), report
     installed = report["installed"]

@@ -119,6 +119,8 @@ def test_dependencies_as_published(dist: Path) -> None:
         assert "a2a-adapters-core<0.2,>=0.1" in requires[prefix]
     assert "crewai<1.16,>=1.15.3" in requires["a2a_crewai"]
     assert "langchain-core<2,>=1.0" in requires["a2a_langchain"]
+    # uvicorn's C parser comes with the core: without it a served agent runs on h11.
+    assert [d for d in requires["a2a_adapters_core"] if d.startswith("httptools")], requires
     for prefix, deps in requires.items():
         # The official SDK is a test-only peer; no runtime package may require it.
         assert not [d for d in deps if d.startswith("a2a-sdk")], prefix

@@ -184,6 +184,28 @@ class FileStore:
         return await self.backend.drop_task(task_id)
 
     # -- rewriting events ------------------------------------------------------------
+    def offloads(self, event: object) -> bool:
+        """Whether ``offload`` has work in ``event``: a raw file above ``inline_limit``.
+
+        Checked on every event of a run, without a coroutine: events with none (text,
+        small files) keep the fast path, where streamed chunks are held in memory and
+        applied together instead of one by one."""
+        if isinstance(event, TaskArtifactUpdateEvent):
+            parts = event.artifact.parts
+        else:
+            message = event if isinstance(event, Message) else None
+            if isinstance(event, TaskStatusUpdateEvent):
+                message = event.status.message
+            if message is None:
+                return False
+            parts = message.parts
+        limit = self.inline_limit
+        for part in parts:
+            raw = part.raw
+            if raw is not None and len(raw) > limit:
+                return True
+        return False
+
     async def offload_parts(
         self,
         parts: Sequence[Part],

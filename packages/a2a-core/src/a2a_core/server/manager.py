@@ -263,8 +263,8 @@ class TaskRun:
         config and the store's kind, fixed for the run (read once, not per event)."""
         self._channel_behind = manager.channel.write_behind
         """Whether the channel takes chunks before they are saved (when it is shared)."""
-        self._offloads = manager.files is not None and context.call.base_url is not None
-        """Whether large files leave the events (a file store and a URL to serve them)."""
+        self._files = manager.files if context.call.base_url is not None else None
+        """Where large files leave the events for (None: they stay, no URL to serve them)."""
         self._yielded = float("-inf")
         """When (``time.monotonic()``) an event last let the streams run."""
 
@@ -333,7 +333,11 @@ class TaskRun:
         event held in memory on an instance of its own (no shared channel to send it to
         first, no file to offload). Returns whether the held events are due to be saved
         now, or None when the event takes ``_apply``'s way."""
-        if type(event) is not TaskArtifactUpdateEvent or self._offloads or self.reply is not None:
+        if (
+            type(event) is not TaskArtifactUpdateEvent
+            or self.reply is not None
+            or (self._files is not None and self._files.offloads(event))
+        ):
             return None
         manager = self.manager
         if manager.channel.shared or not self._coalesces(False):
@@ -353,13 +357,11 @@ class TaskRun:
             raise IllegalTransitionError("the agent already replied with a message")
         task = self._task  # its id and state: held artifact chunks change neither
         manager = self.manager
-        if self._offloads:  # else neither is set, for the whole run
-            files = manager.files
+        files = self._files
+        if files is not None and files.offloads(event):  # a large file: served by URL
             base_url = self.context.call.base_url
-            if (
-                files is not None
-                and base_url is not None
-                and isinstance(event, Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent)
+            if base_url is not None and isinstance(
+                event, Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
             ):
                 direct_reply = isinstance(event, Message) and self.allow_reply and not self._emitted
                 event = await files.offload(

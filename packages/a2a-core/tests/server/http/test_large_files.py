@@ -17,9 +17,10 @@ import pytest
 from a2a_core import running_server
 from a2a_core.client import A2AClient
 from a2a_core.files import FileRefusedError
-from a2a_core.server import FileStore, RequestContext
+from a2a_core.server import AgentExecutor, FileStore, RequestContext, TaskUpdater
 from a2a_core.server.files import FILES_PATH
-from a2a_core.types import Part, TaskState
+from a2a_core.server.manager import TaskRun
+from a2a_core.types import Part, Task, TaskArtifactUpdateEvent, TaskState
 
 BIG = os.urandom(200_000)
 SMALL = b"tiny file"
@@ -152,3 +153,72 @@ async def test_the_official_sdk_client_gets_the_url_and_fetches_the_file() -> No
         async with httpx.AsyncClient() as http:
             fetched = await http.get(parts[1].url)
         assert fetched.content == BIG
+
+
+class TextAroundAFile(AgentExecutor):
+    """Streams text chunks, one large file as an artifact of its own, then more text."""
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        for i in range(20):
+            await updater.add_artifact(f"t{i} ", artifact_id="text", append=i > 0)
+        await updater.add_artifact(
+            [Part(raw=BIG, filename="big.png", media_type="image/png")], artifact_id="file"
+        )
+        for i in range(20, 40):
+            await updater.add_artifact(f"t{i} ", artifact_id="text", append=True)
+        await updater.complete()
+
+
+async def _stream_text_around_a_file() -> tuple[str, list[Part], Task]:
+    """The streamed text, the file chunk's parts as streamed, and the task as stored."""
+    async with (
+        running_server(TextAroundAFile(), file_store=store()) as server,
+        await A2AClient.connect(server.url) as client,
+    ):
+        text, file_parts, task_id = "", [], ""
+        async for event in client.stream("go"):
+            if isinstance(event, TaskArtifactUpdateEvent):
+                task_id = event.task_id
+                if event.artifact.artifact_id == "file":
+                    file_parts = list(event.artifact.parts)
+                else:
+                    text += "".join(part.text or "" for part in event.artifact.parts)
+        return text, file_parts, await client.get_task(task_id)
+
+
+async def test_a_streamed_answer_sends_its_large_file_by_url_between_text_chunks() -> None:
+    text, file_parts, stored = await _stream_text_around_a_file()
+    assert text == "".join(f"t{i} " for i in range(40))
+    assert len(file_parts) == 1
+    assert file_parts[0].raw is None
+    assert file_parts[0].url is not None
+    assert stored.status.state is TaskState.COMPLETED
+    by_id = {artifact.artifact_id: artifact for artifact in stored.artifacts}
+    assert "".join(part.text or "" for part in by_id["text"].parts) == text
+    assert by_id["file"].parts[0].url == file_parts[0].url  # the link, not the bytes
+
+
+async def test_with_a_file_store_text_chunks_still_skip_the_one_by_one_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file store is on in every app ``serve()`` builds. Only an event with a large file
+    takes the path that applies events one by one (``TaskRun._apply``, which offloads it);
+    text chunks are held and applied together, as without a file store."""
+    applied: list[str] = []
+    original = TaskRun._apply  # pyright: ignore[reportPrivateUsage]
+
+    async def counted(self: TaskRun, event: Any) -> None:
+        applied.append(type(event).__name__)
+        await original(self, event)
+
+    monkeypatch.setattr(TaskRun, "_apply", counted)
+    text, file_parts, _ = await _stream_text_around_a_file()
+    assert text
+    assert file_parts[0].url is not None
+    # The first chunk (it creates the task), the file chunk and the final status: none of
+    # the 39 text chunks after the first.
+    assert applied == [
+        "TaskArtifactUpdateEvent",
+        "TaskArtifactUpdateEvent",
+        "TaskStatusUpdateEvent",
+    ], applied

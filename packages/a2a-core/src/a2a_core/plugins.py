@@ -563,8 +563,9 @@ def transition_observer(pm: pluggy.PluginManager) -> TaskObserver | None:
     """Every ``a2a_task_transition`` composed into one ``TaskObserver`` (None: no plugin).
 
     The implementations are gathered now, once; the observer only calls them
-    when the task's state actually changed. A failing plugin is logged and
-    does not stop the others.
+    when the task's state actually changed (and says so: ``transitions_only``,
+    so streamed chunks do not build the task for it). A failing plugin is
+    logged and does not stop the others.
     """
     targets = [
         (impl.plugin_name, impl.function, tuple(impl.argnames))
@@ -572,16 +573,24 @@ def transition_observer(pm: pluggy.PluginManager) -> TaskObserver | None:
     ]
     if not targets:
         return None
+    return _TransitionObserver(targets)
 
-    def observe(task: Task, event: StreamEvent, previous: TaskState | None) -> None:
+
+class _TransitionObserver:
+    """The plugins' ``a2a_task_transition`` implementations, called on state changes."""
+
+    transitions_only = True
+
+    def __init__(self, targets: list[tuple[str, Callable[..., object], tuple[str, ...]]]) -> None:
+        self._targets = targets
+
+    def __call__(self, task: Task, event: StreamEvent, previous: TaskState | None) -> None:
         new = task.status.state
         if previous == new:
             return
         values: dict[str, object] = {"task": task, "old": previous, "new": new}
-        for plugin, function, argnames in targets:
+        for plugin, function, argnames in self._targets:
             try:
                 function(*(values[arg] for arg in argnames))
             except Exception:
                 logger.exception("a2a plugin %r failed in a2a_task_transition", plugin)
-
-    return observe

@@ -149,3 +149,80 @@ async def test_the_test_plugin_observes_through_its_entry_point() -> None:
     assert [(old, new) for tid, old, new in TRANSITIONS if tid == task.id] == [
         (S.SUBMITTED, S.COMPLETED)
     ]
+
+
+class Tokens:
+    """Streams 50 chunks into one artifact, then completes."""
+
+    async def __call__(self, context: RequestContext, updater: TaskUpdater) -> None:
+        for i in range(50):
+            await updater.add_artifact(f"{i} ", artifact_id="answer", append=i > 0)
+        await updater.complete()
+
+
+class TransitionsOnly:
+    """An observer that says it watches state changes only (as the plugins' one does)."""
+
+    transitions_only = True
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[TaskState | None, TaskState]] = []
+
+    def __call__(self, task: Task, event: object, previous: TaskState | None) -> None:
+        self.seen.append((previous, task.status.state))
+
+
+def test_the_plugins_observer_watches_transitions_only(pm: A2APluginManager) -> None:
+    pm.register(Recorder(), name="recorder")
+    assert getattr(transition_observer(pm), "transitions_only", False) is True
+
+
+async def test_an_observer_of_transitions_is_not_told_of_chunks_and_the_others_are(
+    core_pm: A2APluginManager,
+) -> None:
+    watching = TransitionsOnly()
+    every: list[str] = []
+
+    def observe_every_event(task: Task, event: object, previous: TaskState | None) -> None:
+        if isinstance(event, TaskArtifactUpdateEvent):
+            # the task as it stands, this chunk included
+            every.append("".join(part.text or "" for part in task.artifacts[0].parts))
+
+    service = configure_service(
+        Tokens().__call__, plugin_manager=core_pm, observers=[watching, observe_every_event]
+    )
+    try:
+        task = await send(service, "go")
+    finally:
+        await service.aclose()
+    assert task.status.state is S.COMPLETED
+    assert every == ["".join(f"{i} " for i in range(n + 1)) for n in range(50)]
+    assert watching.seen == [(S.SUBMITTED, S.COMPLETED)]
+
+
+async def test_with_only_observers_of_transitions_chunks_do_not_build_the_task(
+    core_pm: A2APluginManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Held chunks are applied to the task only when someone needs it: building it for
+    every chunk would cost a copy of the growing artifact each time."""
+    from a2a_core.server.manager import TaskRun
+
+    built = 0
+    task_property = TaskRun.task
+
+    def counting(run: TaskRun) -> Task:
+        nonlocal built
+        built += 1
+        assert task_property.fget is not None
+        return task_property.fget(run)
+
+    monkeypatch.setattr(TaskRun, "task", property(counting, task_property.fset))
+    watching = TransitionsOnly()
+    service = configure_service(Tokens().__call__, plugin_manager=core_pm, observers=[watching])
+    try:
+        task = await send(service, "go")
+    finally:
+        await service.aclose()
+    assert task.status.state is S.COMPLETED
+    assert watching.seen == [(S.SUBMITTED, S.COMPLETED)]
+    assert built < 10, built  # a few at the run's start and end; not one per chunk (50)

@@ -258,3 +258,25 @@ async def test_off_records_nothing_and_sends_no_traceparent(otel: Otel) -> None:
         await client.send("hi")
     assert seen == [None]
     assert otel.spans() == []
+
+
+async def test_the_run_records_its_events_with_no_observer_installed(otel: Otel) -> None:
+    """The run's events are traced whether or not anyone observes tasks: an application
+    without plugins (no transition observer) gets the same span events."""
+    from a2a_core import AgentCardBuilder
+    from a2a_core.server import A2AService
+
+    card = (
+        AgentCardBuilder("plain", description="no observers", version="1")
+        .skill("plain", "Plain", "answers", tags=["t"])
+        .jsonrpc("http://127.0.0.1/")
+        .build()
+    )
+    service = A2AService(Stepper(), card)
+    assert not service.manager.observers
+    async with running_server(service) as srv, A2AClient.for_endpoint(srv.url) as client:
+        await client.send("hello")
+    run = _one(otel.spans(), SpanKind.INTERNAL, "a2a.agent.run")
+    names = [e.name for e in run.events]
+    assert names.count("a2a.task.status") == 2  # working, completed
+    assert names.count("a2a.task.artifact") == 1

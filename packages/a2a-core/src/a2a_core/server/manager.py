@@ -86,7 +86,9 @@ TaskObserver = Callable[[Task, StreamEvent, TaskState | None], None]
 """Called after each applied event with the task, the event and the previous state.
 
 Observers must not block: they run inline on the event path (push delivery
-queues work for a background sender).
+queues work for a background sender). An observer with a true ``transitions_only``
+attribute is called only for events that change the task's state: streamed artifact
+chunks then never build the task for it (the plugins' ``a2a_task_transition`` is one).
 """
 
 SAFE_FAILURE_TEXT = "The agent failed while handling this task."
@@ -348,8 +350,10 @@ class TaskRun:
         flush_due = self._hold(event)
         self._emitted = True
         manager.bus.publish(task.id, event, self.version)
-        if manager.observers or manager.push_intake is not None:
+        if manager.observed(changed=False):
             manager.notify(self.task, event, task.status.state, self.version)
+        else:
+            manager.trace_event(task.id, event, task.status.state)
         return flush_due
 
     async def _apply(self, event: StreamEvent) -> None:
@@ -416,9 +420,11 @@ class TaskRun:
                 await manager.send_to_channel(task.id, version, event, self.published)
             self.published = version
         manager.bus.publish(task.id, event, version)
-        if manager.observers or manager.push_intake is not None:
+        if manager.observed(changed=previous is not self._task.status.state):
             task_now = new_task if new_task is not None else self.task
             manager.notify(task_now, event, previous, version)
+        else:
+            manager.trace_event(task.id, event, previous)
         state = self._task.status.state
         if state.is_terminal or state.is_interrupted:
             self.settled.set()
@@ -890,6 +896,25 @@ class TaskManager:
         """The run executing ``task_id``, if any."""
         return self._active.get(task_id)
 
+    def trace_event(self, task_id: str, event: StreamEvent, previous: TaskState | None) -> None:
+        """Record an event on its run's span, when tracing is on (it needs no task: an
+        event nobody observes is still traced)."""
+        hooks = _telemetry.active
+        if hooks is not None:
+            run = self._active.get(task_id)
+            if run is not None and run.span is not None:
+                hooks.task_event(run.span, event, previous)
+
+    def observed(self, changed: bool) -> bool:
+        """Whether an event has anyone to tell (``notify``): the push intake takes every
+        event; an observer every event, or only those that change the task's state when
+        it watches transitions only (``TaskObserver``)."""
+        if self.push_intake is not None:
+            return True
+        if changed:
+            return bool(self.observers)
+        return any(not getattr(o, "transitions_only", False) for o in self.observers)
+
     def notify(
         self,
         task: Task,
@@ -899,12 +924,11 @@ class TaskManager:
     ) -> None:
         """Tell every observer (and the push intake) about a task's event (id: the version
         it produced); one that raises is logged, not fatal."""
-        hooks = _telemetry.active
-        if hooks is not None:
-            run = self._active.get(task.id)
-            if run is not None and run.span is not None:
-                hooks.task_event(run.span, event, previous)
+        self.trace_event(task.id, event, previous)
+        unchanged = previous is task.status.state
         for observer in self.observers:
+            if unchanged and getattr(observer, "transitions_only", False):
+                continue
             try:
                 observer(task, event, previous)
             except Exception:

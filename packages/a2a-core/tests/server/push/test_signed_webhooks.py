@@ -243,3 +243,50 @@ async def test_a_secret_without_the_built_in_sender_is_a_configuration_error() -
     with pytest.raises(ConfigurationError, match="push_signing_secret"):
         async with running_server(answer, push_signing_secret=new_webhook_secret()):
             pass
+
+
+class _FrozenSecond:
+    """``time`` for the push sender, with ``time()`` stuck inside one second."""
+
+    def __init__(self, at: float) -> None:
+        self.at = at
+
+    def time(self) -> float:
+        return self.at
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+async def test_a_survivors_redelivery_in_the_same_second_is_not_taken_for_a_replay(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An instance that settles a dead one's task sends again what that one may have sent,
+    under the same webhook-id. Within the same second, with the same timestamp, a
+    verifier would refuse it as a replay: the redelivery is signed a second later."""
+    from a2a_core.server.push import PushNotificationService
+    from a2a_core.server.push import notifier as push_notifier
+    from a2a_core.types import Task, TaskState, TaskStatus, TaskStatusUpdateEvent
+
+    secret = new_webhook_secret()
+    monkeypatch.setattr(push_notifier, "time", _FrozenSecond(int(time.time()) + 0.5))
+    task = Task(id="t-1", context_id="c-1", status=TaskStatus.now(TaskState.WORKING))
+    event = TaskStatusUpdateEvent(task_id="t-1", context_id="c-1", status=task.status)
+    async with receiving(secret) as receiver:
+        first = PushNotificationService(allow_private_targets=True, signing_secret=secret)
+        survivor = PushNotificationService(allow_private_targets=True, signing_secret=secret)
+        try:
+            config = TaskPushNotificationConfig(task_id="t-1", id="cfg", url=receiver.url)
+            for push in (first, survivor):
+                await push.set_config(config, "1.0")
+            first.on_saved_event(task, event, TaskState.SUBMITTED, 2)
+            await eventually(lambda: len(receiver.deliveries) == 1, 10.0, "the first delivery")
+            survivor.replay(task, [(2, event, time.time_ns())])
+            await eventually(lambda: len(receiver.deliveries) == 2, 10.0, "the redelivery")
+        finally:
+            await first.aclose()
+            await survivor.aclose()
+    once, again = receiver.deliveries
+    assert once.headers[ID_HEADER] == again.headers[ID_HEADER]  # the same delivery
+    assert int(again.headers[TIMESTAMP_HEADER]) == int(once.headers[TIMESTAMP_HEADER]) + 1
+    assert [d.status for d in receiver.deliveries] == [204, 204], again.reason

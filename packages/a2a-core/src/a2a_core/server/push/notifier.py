@@ -161,6 +161,10 @@ class _Event:
     ref: str | None = None
     """What the delivery id is derived from: the event id, or ``task@<version>`` for a
     Task snapshot sent in place of events past retention; None: a random id."""
+    redelivered_at: int | None = None
+    """For an event a dead instance may have sent already (``replay``): the Unix second it
+    was queued again in. Its first attempt is signed after that second, so a receiver that
+    refuses replays (same id, same timestamp) takes it as a retry."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +177,7 @@ class _Delivery:
     trace: Any = None
     event_id: int | None = None
     ref: str | None = None
+    redelivered_at: int | None = None
 
 
 @dataclass(slots=True)
@@ -473,11 +478,12 @@ class PushNotificationService:
         ``snapshot_version``: then the task itself follows them as one message (events
         past the channel's retention, or never published). See ``recovery``.
         """
+        now = int(time.time())
         for event_id, event, at_ns in events:
-            self._take(_Event(task, event, at_ns, False, None, event_id, str(event_id)))
+            self._take(_Event(task, event, at_ns, False, None, event_id, str(event_id), now))
         if snapshot_version is not None:
             ref = f"task@{snapshot_version}"
-            self._take(_Event(task, task, time.time_ns(), False, None, snapshot_version, ref))
+            self._take(_Event(task, task, time.time_ns(), False, None, snapshot_version, ref, now))
 
     async def recover(self, channel: TaskChannel, stored: StoredTask) -> int:
         """Deliver what the task's dead owner had not (before it is settled); events queued.
@@ -644,6 +650,7 @@ class PushNotificationService:
             item.trace,
             item.event_id,
             item.ref,
+            item.redelivered_at,
         )
         self._opened(delivery)
         if lane.queue and _supersedes(entry.version, delivery, lane.queue[-1]):
@@ -812,7 +819,9 @@ class PushNotificationService:
             if delivery.ref is None
             else delivery_id(delivery.task_id, delivery.ref, delivery.config_id)
         )
-        signed_at = 0
+        # A redelivery comes after the second it was queued in: the dead instance's attempt,
+        # under the same id, was signed no later than that.
+        signed_at = delivery.redelivered_at or 0
         for attempt in range(self.retry.max_retries + 1):
             if attempt:
                 self._counters.retried += 1

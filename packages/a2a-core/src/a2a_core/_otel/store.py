@@ -5,7 +5,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..stores.base import StoredTask, TaskPage, TaskQuery, TaskStore, numbers_creates
+from ..stores.base import (
+    StoredTask,
+    TaskPage,
+    TaskQuery,
+    TaskStore,
+    numbers_creates,
+    saves_behind,
+)
 from ..types import Task
 
 __all__ = ["TimedStore"]
@@ -18,7 +25,8 @@ class TimedStore(TaskStore):
         self.inner = inner
         self._hooks = hooks
         self._name = type(inner).__name__
-        self.write_behind = inner.write_behind
+        # Both as the manager reads them on the wrapped store (its own methods count).
+        self.write_behind = saves_behind(inner)
         self.creates_at_version = numbers_creates(inner)
 
     def __getattr__(self, name: str) -> Any:  # the wrapped store's own extras

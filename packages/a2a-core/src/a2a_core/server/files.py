@@ -192,13 +192,13 @@ class FileStore:
         applied together instead of one by one."""
         if isinstance(event, TaskArtifactUpdateEvent):
             parts = event.artifact.parts
-        else:
-            message = event if isinstance(event, Message) else None
-            if isinstance(event, TaskStatusUpdateEvent):
-                message = event.status.message
+        elif isinstance(event, Message | TaskStatusUpdateEvent):
+            message = event if isinstance(event, Message) else event.status.message  # as offload
             if message is None:
                 return False
             parts = message.parts
+        else:
+            return False
         limit = self.inline_limit
         for part in parts:
             raw = part.raw

@@ -350,11 +350,23 @@ class TaskRun:
         flush_due = self._hold(event)
         self._emitted = True
         manager.bus.publish(task.id, event, self.version)
-        if manager.observed(changed=False):
-            manager.notify(self.task, event, task.status.state, self.version)
-        else:
-            manager.trace_event(task.id, event, task.status.state)
+        self._tell(event, task.status.state, changed=False)
         return flush_due
+
+    def _tell(
+        self,
+        event: StreamEvent,
+        previous: TaskState | None,
+        changed: bool,
+        task: Task | None = None,
+    ) -> None:
+        """``notify`` the event, or only trace it when nobody observes it: the task (built
+        from held chunks when not given) only for someone who needs it."""
+        manager = self.manager
+        if manager.observed(changed):
+            manager.notify(task if task is not None else self.task, event, previous, self.version)
+        else:
+            manager.trace_event(self._task.id, event, previous)
 
     async def _apply(self, event: StreamEvent) -> None:
         if self.reply is not None:
@@ -420,11 +432,7 @@ class TaskRun:
                 await manager.send_to_channel(task.id, version, event, self.published)
             self.published = version
         manager.bus.publish(task.id, event, version)
-        if manager.observed(changed=previous is not self._task.status.state):
-            task_now = new_task if new_task is not None else self.task
-            manager.notify(task_now, event, previous, version)
-        else:
-            manager.trace_event(task.id, event, previous)
+        self._tell(event, previous, previous is not self._task.status.state, new_task)
         state = self._task.status.state
         if state.is_terminal or state.is_interrupted:
             self.settled.set()

@@ -8,6 +8,9 @@ import httpx
 import pytest
 from a2a_core import A2AClient, configure_service, create_app, running_server
 from a2a_core.server import ConfigurationError, RequestContext
+from a2a_core.server.asgi import files_route
+from a2a_core.server.asgi.files_route import file_base
+from a2a_core.server.asgi.http import header_map
 from a2a_core.server.asgi.origin import TrustedProxies, request_base
 from asgi_server import serving
 
@@ -158,3 +161,41 @@ def test_request_base_accepts_only_a_valid_host(host: str | None, expected: str)
     scope = {"scheme": "http", "server": ("10.0.0.1", 9000), "root_path": "/m", "client": None}
     headers = {"host": host} if host is not None else {}
     assert request_base(scope, headers, None) == expected
+
+
+_FILE_BASE_CASES = [
+    [(b"host", b"agents.example.com")],
+    [(b"host", b"Agents.Example.com:8443"), (b"accept", b"*/*")],
+    [(b"host", b"a.example"), (b"host", b"b.example")],  # joined: not a host
+    [(b"host", b"evil.example/x?y")],
+    [],
+]
+
+
+@pytest.mark.parametrize("raw", _FILE_BASE_CASES)
+@pytest.mark.parametrize("root", ["", "/m"])
+def test_file_base_says_what_request_base_says(raw: list[tuple[bytes, bytes]], root: str) -> None:
+    scope = {"scheme": "http", "server": ("10.0.0.1", 9000), "root_path": root, "headers": raw}
+    expected = request_base(scope, header_map(raw), None)
+    assert file_base(scope, None, None) == expected
+    assert file_base(scope, None, None) == expected  # from the cache, the same
+
+
+def test_file_base_tells_origins_apart_and_stays_bounded() -> None:
+    def scope(host: bytes, scheme: str = "http") -> dict[str, Any]:
+        return {
+            "scheme": scheme,
+            "server": ("10.0.0.1", 80),
+            "root_path": "",
+            "headers": [(b"host", host)],
+        }
+
+    assert file_base(scope(b"one.example"), None, None) == "http://one.example"
+    assert file_base(scope(b"two.example"), None, None) == "http://two.example"
+    assert file_base(scope(b"one.example", "https"), None, None) == "https://one.example"
+    for index in range(3 * files_route._BASES_KEPT):
+        assert file_base(scope(b"h%d.example" % index), None, None) == f"http://h{index}.example"
+    assert len(files_route._bases) <= files_route._BASES_KEPT
+    assert (
+        file_base(scope(b"x.example"), "https://public.example/", None) == "https://public.example"
+    )

@@ -14,6 +14,7 @@ anything else is 404, so a token's existence is never revealed. Responses are at
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from ...errors import A2AError
 from ...wire import dumps
@@ -45,7 +46,25 @@ def file_base(scope: Scope, public_url: str | None, proxies: TrustedProxies | No
     """The agent's base URL for file links: the public URL, else as this request came."""
     if public_url:
         return public_url.rstrip("/")
-    return request_base(scope, header_map(scope["headers"]), proxies)
+    if proxies is not None:  # forwarded headers may name another origin per request
+        return request_base(scope, header_map(scope["headers"]), proxies)
+    hosts = tuple(value for name, value in scope["headers"] if name == b"host")
+    key = (scope.get("scheme"), hosts, scope.get("root_path"), scope.get("server"))
+    found = _bases.get(key)
+    if found is None:
+        headers = {"host": ", ".join(h.decode("latin-1") for h in hosts)} if hosts else {}
+        found = request_base(scope, headers, None)
+        if len(_bases) >= _BASES_KEPT:
+            _bases.clear()
+        _bases[key] = found
+    return found
+
+
+_bases: dict[tuple[Any, ...], str] = {}
+"""Base URLs by what decides them without trusted proxies (scheme, Host, mount, listener):
+every request asks, and a server is reached under a few names."""
+_BASES_KEPT = 256
+"""At most this many (names come from the client): past it the cache starts again."""
 
 
 async def serve_file(store: FileStore, edge: Edge, scope: Scope, send: Send, token: str) -> None:

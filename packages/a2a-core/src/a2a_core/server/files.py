@@ -36,7 +36,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from ..types import Message, Part, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from .file_backend import FileBackend, FileLimits, StoredFile
@@ -184,8 +184,11 @@ class FileStore:
         return await self.backend.drop_task(task_id)
 
     # -- rewriting events ------------------------------------------------------------
-    def offloads(self, event: object) -> bool:
-        """Whether ``offload`` has work in ``event``: a raw file above ``inline_limit``.
+    def offloads(
+        self, event: object
+    ) -> TypeGuard[Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent]:
+        """Whether ``offload`` has work in ``event``: a raw file above ``inline_limit``
+        (so ``event`` is one of the kinds ``offload`` takes).
 
         Checked on every event of a run, without a coroutine: events with none (text,
         small files) keep the fast path, where streamed chunks are held in memory and

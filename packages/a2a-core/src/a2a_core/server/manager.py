@@ -373,21 +373,18 @@ class TaskRun:
             raise IllegalTransitionError("the agent already replied with a message")
         task = self._task  # its id and state: held artifact chunks change neither
         manager = self.manager
-        files = self._files
-        if files is not None and files.offloads(event):  # a large file: served by URL
-            base_url = self.context.call.base_url
-            if base_url is not None and isinstance(
-                event, Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
-            ):
-                direct_reply = isinstance(event, Message) and self.allow_reply and not self._emitted
-                event = await files.offload(
-                    event,
-                    base_url=base_url,
-                    task_id=task.id,
-                    owner=owner_principal(self.owner),
-                    task_owner=self.owner,
-                    task_bound=not direct_reply,
-                )
+        files = self._files  # set only when the call has a base URL to serve files at
+        base_url = self.context.call.base_url
+        if files is not None and base_url is not None and files.offloads(event):
+            direct_reply = isinstance(event, Message) and self.allow_reply and not self._emitted
+            event = await files.offload(  # a large file: served by URL
+                event,
+                base_url=base_url,
+                task_id=task.id,
+                owner=owner_principal(self.owner),
+                task_owner=self.owner,
+                task_bound=not direct_reply,
+            )
         chunk: TaskArtifactUpdateEvent | None = None
         if isinstance(event, TaskArtifactUpdateEvent):  # first: most events are chunks
             chunk = event = _owned(event, task)
@@ -752,6 +749,11 @@ class TaskRun:
                 self.manager.finished(self)
 
 
+def _transitions_only(observer: TaskObserver) -> bool:
+    """Whether ``observer`` asks to be told only of state changes (``TaskObserver``)."""
+    return getattr(observer, "transitions_only", False)
+
+
 def _as_reply(message: Message, task: Task) -> Message:
     """A direct reply belongs to the context; no task exists for it to name."""
     if message.task_id is None and message.context_id == task.context_id:
@@ -921,7 +923,7 @@ class TaskManager:
             return True
         if changed:
             return bool(self.observers)
-        return any(not getattr(o, "transitions_only", False) for o in self.observers)
+        return any(not _transitions_only(observer) for observer in self.observers)
 
     def notify(
         self,
@@ -935,7 +937,7 @@ class TaskManager:
         self.trace_event(task.id, event, previous)
         unchanged = previous is task.status.state
         for observer in self.observers:
-            if unchanged and getattr(observer, "transitions_only", False):
+            if unchanged and _transitions_only(observer):
                 continue
             try:
                 observer(task, event, previous)

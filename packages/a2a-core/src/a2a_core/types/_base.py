@@ -58,6 +58,12 @@ _set_extra = _slots["__pydantic_extra__"].__set__
 _set_private = _slots["__pydantic_private__"].__set__
 
 
+_every_field: dict[type[BaseModel], set[str]] = {}
+"""Each class's field names: the fields-set of every model ``built`` makes of it. One set per
+class, not one per model (three per streamed chunk): pydantic only ever adds a field's name to
+it (on assignment), which is in it already, and copies it before changing a copy's."""
+
+
 def built(cls: type[_M], values: dict[str, Any]) -> _M:
     """A model of values the caller made and checked itself, without validating them.
 
@@ -68,7 +74,10 @@ def built(cls: type[_M], values: dict[str, Any]) -> _M:
     """
     model = cls.__new__(cls)
     _set_dict(model, values)
-    _set_fields_set(model, set(values))
+    fields = _every_field.get(cls)
+    if fields is None:
+        fields = _every_field[cls] = set(cls.model_fields)
+    _set_fields_set(model, fields)
     _set_extra(model, None)
     _set_private(model, None)
     return model

@@ -8,7 +8,7 @@ order, the same wire bytes. Values that validation refuses are still refused.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
 from a2a_core.server.updater import TaskUpdater
@@ -21,6 +21,7 @@ from a2a_core.types import (
     TaskState,
     TaskStatusUpdateEvent,
 )
+from a2a_core.types._base import changed
 from a2a_core.wire._json import dumps
 from pydantic import ValidationError
 
@@ -150,3 +151,25 @@ def test_an_agent_message_with_more_fields_is_validated() -> None:
     assert message.reference_task_ids == ["t0"]
     with pytest.raises(ValidationError):
         updater.new_agent_message("x", reference_task_ids="t0")
+
+
+async def test_changing_one_built_chunk_leaves_the_others_as_they_were() -> None:
+    # Built models of a class share one fields-set: assigning a field, deleting one or
+    # copying with changes (pydantic's way and ours) must not reach the other chunks.
+    sink = Sink()
+    updater = TaskUpdater(sink, "task-1", "ctx-1")
+    for _ in range(3):
+        await updater.add_artifact("x", artifact_id="a", append=True, last_chunk=False)
+    first, second, third = cast("list[TaskArtifactUpdateEvent]", sink.events)
+    before = second.model_dump(exclude_unset=True)
+    assert second.model_fields_set == set(TaskArtifactUpdateEvent.model_fields)
+
+    first.metadata = {"k": 1}
+    del first.last_chunk
+    for copy in (third.model_copy(update={"append": False}), changed(third, {"append": False})):
+        copy.model_fields_set.discard("task_id")
+
+    assert second.model_fields_set == set(TaskArtifactUpdateEvent.model_fields)
+    assert third.model_fields_set == set(TaskArtifactUpdateEvent.model_fields)
+    assert second.model_dump(exclude_unset=True) == before
+    assert dumps(second) == dumps(TaskArtifactUpdateEvent.model_validate(before))

@@ -335,14 +335,15 @@ class TaskRun:
         event held in memory on an instance of its own (no shared channel to send it to
         first, no file to offload). Returns whether the held events are due to be saved
         now, or None when the event takes ``_apply``'s way."""
-        if (
-            type(event) is not TaskArtifactUpdateEvent
-            or self.reply is not None
-            or (self._files is not None and self._files.offloads(event))
-        ):
+        if type(event) is not TaskArtifactUpdateEvent or self.reply is not None:
             return None
         manager = self.manager
-        if manager.channel.shared or not self._coalesces(False):
+        if (
+            manager.channel.shared
+            or not self._coalesces(False)
+            # Last: an event turned away here has its parts read again by ``_apply``.
+            or (self._files is not None and self._files.offloads(event))
+        ):
             return None
         task = self._task
         event = _owned(event, task)

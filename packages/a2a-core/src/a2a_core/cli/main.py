@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from .. import __version__
 from . import card, playground, plugins, send, serve, tasks
 from .common import ExitCode, UsageError, session_of
+from .httpx_cli import skip_httpx_cli
 
 __all__ = ["DEBUG_ENV", "build_parser", "main"]
 
@@ -94,6 +95,7 @@ def _env_true(name: str) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``a2a`` with ``argv`` (default: the process's arguments); the exit status."""
+    skip_httpx_cli()  # a faster cold start; the command owns its process (see httpx_cli)
     parser = build_parser()
     args = parser.parse_args(argv)
     return _run(args)

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._api import lazy_exports as _lazy_exports
-from ._httpx_cli import skip_httpx_cli as _skip_httpx_cli
 
 if TYPE_CHECKING:
     from ..identity import Credential, MissingCredentialError
@@ -128,4 +127,3 @@ _LAZY = {
 
 
 __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, __all__)
-_skip_httpx_cli()  # a client never runs httpx's command line (see _httpx_cli)

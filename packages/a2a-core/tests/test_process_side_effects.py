@@ -40,9 +40,10 @@ _LIBRARY = textwrap.dedent(
     import asyncio, gc, json, sys
 
     finders = list(sys.meta_path)
-    import httpx
     import a2a_core.client
     from a2a_core.client import A2AClient
+    client_left_meta_path = sys.meta_path == finders
+    import httpx
     from a2a_core import configure_service, mount, running_server
     from a2a_core.server.asgi import create_app
     from starlette.applications import Starlette
@@ -66,7 +67,7 @@ _LIBRARY = textwrap.dedent(
     print(json.dumps({
         "frozen": gc.get_freeze_count(),
         "answer": answer,
-        "meta_path_unchanged": sys.meta_path == finders,
+        "meta_path_unchanged": client_left_meta_path and sys.meta_path == finders,
         "httpx_main_loaded": "httpx._main" in sys.modules,
     }))
     """

@@ -110,15 +110,9 @@ def _error(message: str) -> None:
 def _run(args: argparse.Namespace) -> int:
     session = session_of(args)
     try:
-        # A plain send first tries the one-shot path (no models, no event loop: a fast
-        # cold start); it declines, having sent nothing, whenever it cannot answer alike.
-        quick = getattr(args, "quick", None)
-        code = quick(args) if quick is not None else None
-        if code is None:
-            import asyncio
+        import asyncio
 
-            code = asyncio.run(args.run(args))
-        return int(code)
+        return int(asyncio.run(args.run(args)))
     except BrokenPipeError:
         return _pipe_closed()
     except KeyboardInterrupt:

@@ -82,7 +82,7 @@ __all__ = [
 ]
 
 # Every name is loaded on first use (``from a2a_core.client import A2AClient`` imports
-# only what the client needs: a one-shot ``a2a send`` starts faster); the remote
+# only what the client needs: ``a2a send`` starts faster); the remote
 # executor would even pull in the server package.
 _LAZY = {
     "A2AClient": ".client",

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from .. import __version__
 from . import card, playground, plugins, send, serve, tasks
 from .common import ExitCode, UsageError, session_of
+from .httpx_cli import skip_httpx_cli
 
 __all__ = ["DEBUG_ENV", "build_parser", "main"]
 
@@ -94,6 +95,7 @@ def _env_true(name: str) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``a2a`` with ``argv`` (default: the process's arguments); the exit status."""
+    skip_httpx_cli()  # a faster cold start; the command owns its process (see httpx_cli)
     parser = build_parser()
     args = parser.parse_args(argv)
     return _run(args)
@@ -108,15 +110,9 @@ def _error(message: str) -> None:
 def _run(args: argparse.Namespace) -> int:
     session = session_of(args)
     try:
-        # A plain send first tries the one-shot path (no models, no event loop: a fast
-        # cold start); it declines, having sent nothing, whenever it cannot answer alike.
-        quick = getattr(args, "quick", None)
-        code = quick(args) if quick is not None else None
-        if code is None:
-            import asyncio
+        import asyncio
 
-            code = asyncio.run(args.run(args))
-        return int(code)
+        return int(asyncio.run(args.run(args)))
     except BrokenPipeError:
         return _pipe_closed()
     except KeyboardInterrupt:

@@ -16,11 +16,7 @@ __all__ = ["part_dicts"]
 
 
 def part_dicts(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """The parts the options describe, as A2A 1.0 JSON (read once: stdin cannot be reread).
-
-    Both ways of sending use them: the one-shot path (``quick``) as they are, the
-    client path through ``build_message``.
-    """
+    """The parts the options describe, as A2A 1.0 JSON (read once: stdin cannot be reread)."""
     cached: list[dict[str, Any]] | None = getattr(args, "parts_json", None)
     if cached is not None:
         return cached

@@ -96,8 +96,7 @@ async def run(args: argparse.Namespace) -> int:
 
 def _open_when_up(server: Any, page: str) -> None:
     """Open ``page`` in the browser once the server listens (off the event loop)."""
-    # Imported here: every ``a2a`` command imports this module for its parser, and the
-    # one-shot ``a2a send`` (cli.quick) runs without an event loop.
+    # Imported here: every ``a2a`` command imports this module for its parser.
     import asyncio
     import webbrowser
 

@@ -83,13 +83,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--quiet", "-q", action="store_true", help="print only the answer's content"
     )
-    parser.set_defaults(run=run, quick=_quick)
-
-
-def _quick(args: argparse.Namespace) -> int | None:
-    from .quick import run as quick_run
-
-    return quick_run(args)
+    parser.set_defaults(run=run)
 
 
 def build_message(args: argparse.Namespace) -> Message:

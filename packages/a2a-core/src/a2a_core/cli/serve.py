@@ -673,7 +673,12 @@ async def run(args: argparse.Namespace) -> int:
     agent = None if gateway else load_target(args.target)  # first: a typo fails fast
 
     from ..bindings import BindingUnavailableError
-    from ..server.serve import public_base_url, public_grpc_address, running_server
+    from ..server.serve import (
+        freeze_startup_objects,
+        public_base_url,
+        public_grpc_address,
+        running_server,
+    )
     from ..server.service import ConfigurationError
     from .render import Console, safe_text
 
@@ -753,6 +758,7 @@ async def run(args: argparse.Namespace) -> int:
         except (ConfigurationError, TypeError, ValueError, RuntimeError) as exc:
             raise UsageError(_first_line(exc), cause=exc) from None
         stop.server = server
+        freeze_startup_objects()  # a2a serve owns its process (see the function)
         if args.log_format != "text":
             from ..server.asgi.access import use_log_level
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._api import lazy_exports as _lazy_exports
-from ._httpx_cli import skip_httpx_cli as _skip_httpx_cli
 
 if TYPE_CHECKING:
     from ..identity import Credential, MissingCredentialError
@@ -83,7 +82,7 @@ __all__ = [
 ]
 
 # Every name is loaded on first use (``from a2a_core.client import A2AClient`` imports
-# only what the client needs: a one-shot ``a2a send`` starts faster); the remote
+# only what the client needs: ``a2a send`` starts faster); the remote
 # executor would even pull in the server package.
 _LAZY = {
     "A2AClient": ".client",
@@ -128,4 +127,3 @@ _LAZY = {
 
 
 __getattr__, __dir__ = _lazy_exports(__name__, _LAZY, __all__)
-_skip_httpx_cli()  # a client never runs httpx's command line (see _httpx_cli)

@@ -1,7 +1,6 @@
 """Where an agent's card is published and how large it may be (no pydantic here).
 
-Shared by ``discovery`` (which validates the card into the model) and by the
-CLI's one-shot send, which reads the card without building models.
+Used by ``discovery`` (which validates the card into the model) and the client.
 """
 
 from __future__ import annotations

@@ -78,8 +78,7 @@ def choose_interface(
     """Which of ``offered`` (binding, version) pairs ``select_interface`` takes, or None.
 
     The answer is (index, normalized version, normalized binding, whether its URL may
-    be relative to the card's). It works on plain pairs, so a reader that has not
-    built the card model (the CLI's one-shot send) chooses exactly as the client does.
+    be relative to the card's). It works on plain pairs, the card's own as they are.
     """
     versions, usable, _ = _wanted(preferred_versions, preferred_bindings)
     best: tuple[int, int, int] | None = None

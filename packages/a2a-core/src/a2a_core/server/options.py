@@ -101,9 +101,6 @@ class AppOptions:
     playground: bool = True
     """Serve the browser playground at ``/playground/`` (and to browsers at ``/``);
     False for production when nobody should try the agent from a browser."""
-    freeze_gc: bool = True
-    """At startup, exempt the objects that exist then from garbage collection
-    (``gc.freeze()``; see ``a2a_core.server.asgi.app.freeze_startup_objects``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import socket
 import sys
@@ -192,6 +193,30 @@ def _build(
     )
 
 
+_frozen = False
+
+
+def freeze_startup_objects() -> None:
+    """Exempt every object that exists now from the garbage collector's full passes.
+
+    Only for code that owns its process (``serve()``, ``a2a serve``): ``gc.freeze()``
+    is process-wide, so a library entry point (``create_app``, ``mount``,
+    ``running_server``) never calls it. What exists once a server has started
+    (modules, classes, the models' pydantic validators, the app) lives as long as the
+    process, yet each full collection would walk all of it again, and pydantic-core's
+    validators are costly to walk (``benchmarks/results/2026-12-03-gc.md``). Objects
+    made later are collected as before. Only the first call in a process freezes: a
+    later server's startup objects may be an earlier one's garbage. The cost: a
+    frozen object that later becomes unreachable in a reference cycle is never freed.
+    """
+    global _frozen
+    if _frozen:
+        return
+    _frozen = True
+    gc.collect()  # what is garbage already goes now, not into the frozen set
+    gc.freeze()
+
+
 class _A2AServer(uvicorn.Server):
     """uvicorn, stopping the agents before it drains connections.
 
@@ -201,6 +226,13 @@ class _A2AServer(uvicorn.Server):
 
     grpc: _GrpcSide | None = None
     """The gRPC listener beside this server: stopped with it, before the service closes."""
+    owns_process = False
+    """True under ``serve()``: once started, the startup objects are frozen."""
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.owns_process and self.started:
+            freeze_startup_objects()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         app = self.config.app
@@ -277,8 +309,46 @@ async def serve_async(
 ) -> None:
     """Serve until cancelled or interrupted (Ctrl+C), in the running event loop.
 
-    ``announce`` prints one line with the agent's URL to stderr once bound.
+    ``announce`` prints one line with the agent's URL to stderr once bound. The
+    process is left as it was (no ``gc.freeze()``): the loop may run other work.
     """
+    await _serve(
+        agent_or_service,
+        card=card,
+        host=host,
+        port=port,
+        public_url=public_url,
+        log_level=log_level,
+        push=push,
+        allow_private_push_targets=allow_private_push_targets,
+        graceful_shutdown=graceful_shutdown,
+        announce=announce,
+        grpc_port=grpc_port,
+        grpc_options=grpc_options,
+        tls=tls,
+        owns_process=False,
+        **options,
+    )
+
+
+async def _serve(
+    agent_or_service: Any,
+    *,
+    card: CardLike | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    public_url: str | None = None,
+    log_level: str = "warning",
+    push: bool | PushNotifier = False,
+    allow_private_push_targets: bool = False,
+    graceful_shutdown: int | None = 5,
+    announce: bool = False,
+    grpc_port: int | None = None,
+    grpc_options: Mapping[str, Any] | None = None,
+    tls: ServerTLS | None = None,
+    owns_process: bool,
+    **options: Any,
+) -> None:
     scheme = _scheme(tls)
     sock = _bind(host, port)
     grpc: _GrpcSide | None = None
@@ -299,6 +369,7 @@ async def serve_async(
             own_keywords=keyword_names(serve_async),  # serve's are a subset
         )
         server = _A2AServer(_config(app, log_level, graceful_shutdown, tls))
+        server.owns_process = owns_process
         if grpc is not None:
             await grpc.start(app)
             server.grpc = grpc
@@ -348,10 +419,12 @@ def serve(
       unknown name is a ``TypeError`` listing the valid ones. ``playground=False``
       turns off the browser playground served at ``/playground/`` (docs/playground.md).
 
-    Blocks until interrupted.
+    Blocks until interrupted. ``serve`` owns its process: once the server has started,
+    it exempts the objects of that moment from garbage collection
+    (``freeze_startup_objects``).
     """
     asyncio.run(
-        serve_async(
+        _serve(
             agent_or_service,
             card=card,
             host=host,
@@ -365,6 +438,7 @@ def serve(
             grpc_port=grpc_port,
             grpc_options=grpc_options,
             tls=tls,
+            owns_process=True,
             **options,
         )
     )

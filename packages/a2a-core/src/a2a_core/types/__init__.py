@@ -3,8 +3,8 @@
 The models are built on first use: ``import a2a_core.types`` (and its
 pydantic-free modules ``_enums`` and ``_time``) costs almost nothing, and the
 first public name asked for builds every model at once (they refer to each
-other), exactly as an eager import would. A one-shot ``a2a send`` that never
-needs a model never pays for pydantic.
+other), exactly as an eager import would. Code that never needs a model never
+pays for pydantic.
 """
 
 from __future__ import annotations

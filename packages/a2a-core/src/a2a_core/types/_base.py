@@ -58,10 +58,8 @@ _set_extra = _slots["__pydantic_extra__"].__set__
 _set_private = _slots["__pydantic_private__"].__set__
 
 
-_every_field: dict[type[BaseModel], set[str]] = {}
-"""Each class's field names: the fields-set of every model ``built`` makes of it. One set per
-class, not one per model (three per streamed chunk): pydantic only ever adds a field's name to
-it (on assignment), which is in it already, and copies it before changing a copy's."""
+_every_field: dict[type[BaseModel], frozenset[str]] = {}
+"""Each class's field names, from which every model ``built`` makes gets its own fields-set."""
 
 
 def built(cls: type[_M], values: dict[str, Any]) -> _M:
@@ -70,14 +68,15 @@ def built(cls: type[_M], values: dict[str, Any]) -> _M:
     For hot paths that build our own objects from values of known types (an updater's
     artifact chunk from a ``str``). ``values`` must hold every field of ``cls``, in
     declaration order, each valid: nothing is checked, which is the point. The result
-    equals (``==``) and serializes as the validated model.
+    equals (``==``) and serializes as the validated model, and like it owns its state:
+    changing one model's fields-set never reaches another's.
     """
     model = cls.__new__(cls)
     _set_dict(model, values)
     fields = _every_field.get(cls)
     if fields is None:
-        fields = _every_field[cls] = set(cls.model_fields)
-    _set_fields_set(model, fields)
+        fields = _every_field[cls] = frozenset(cls.model_fields)
+    _set_fields_set(model, set(fields))
     _set_extra(model, None)
     _set_private(model, None)
     return model

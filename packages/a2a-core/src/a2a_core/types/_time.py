@@ -1,7 +1,6 @@
 """Timestamps on the wire: RFC 3339 in, UTC out (no pydantic here).
 
-Shared by the ``Timestamp`` model type and by readers that check a document
-without building models (the CLI's one-shot send).
+Used by the ``Timestamp`` model type and by ``TaskStatus.now``.
 """
 
 from __future__ import annotations

@@ -154,8 +154,8 @@ def test_an_agent_message_with_more_fields_is_validated() -> None:
 
 
 async def test_changing_one_built_chunk_leaves_the_others_as_they_were() -> None:
-    # Built models of a class share one fields-set: assigning a field, deleting one or
-    # copying with changes (pydantic's way and ours) must not reach the other chunks.
+    # Assigning a field, deleting one or copying with changes (pydantic's way and ours)
+    # must not reach the other chunks: models are values.
     sink = Sink()
     updater = TaskUpdater(sink, "task-1", "ctx-1")
     for _ in range(3):
@@ -166,6 +166,7 @@ async def test_changing_one_built_chunk_leaves_the_others_as_they_were() -> None
 
     first.metadata = {"k": 1}
     del first.last_chunk
+    first.model_fields_set.discard("artifact")
     for copy in (third.model_copy(update={"append": False}), changed(third, {"append": False})):
         copy.model_fields_set.discard("task_id")
 

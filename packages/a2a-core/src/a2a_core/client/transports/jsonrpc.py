@@ -166,9 +166,7 @@ def decode_answer(
 ) -> Any:
     """The result of a unary call from its HTTP status and whole body, or the error it holds.
 
-    What ``JsonRpcTransport.call`` does once the answer is read (exposed for the CLI's
-    one-shot send, which sends without the transport and decodes here when its own
-    light reading is not enough).
+    What ``JsonRpcTransport.call`` does once the answer is read.
     """
     if not 200 <= status < 300:
         raise _http_error(codec, status, body, limits)

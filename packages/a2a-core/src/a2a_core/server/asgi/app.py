@@ -11,7 +11,6 @@ HTTP+JSON are registrations there like any other HTTP binding.
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
 from collections.abc import AsyncGenerator, Callable, Sequence
@@ -251,37 +250,10 @@ class A2AApp:
                 await stack.enter_async_context(self._extra_lifespan(self))
             # Lease renewal and the orphan sweeper run while the app serves.
             self.service.manager.start_background()
-            if self.options.freeze_gc:
-                freeze_startup_objects()
             try:
                 yield self
             finally:
                 await self.service.aclose()
-
-
-_frozen = False
-"""Whether an app of this process froze its startup objects already."""
-
-
-def freeze_startup_objects() -> None:
-    """Exempt every object that exists now from the garbage collector's full passes.
-
-    What exists at startup (modules, classes, the models' pydantic validators, the
-    app and its configuration) lives as long as the process, yet each full
-    collection walks all of it again, and pydantic-core's validators are costly to
-    walk: about 30 ms per full pass on our echo server, some 15% of a streaming
-    server's CPU (``benchmarks/results/2026-12-03-gc.md``). Frozen, they are
-    skipped; objects made later are collected as before. Only the first startup
-    in a process freezes. The cost: a frozen object that later becomes
-    unreachable in a reference cycle is never freed (startup objects rarely do).
-    ``gc.freeze()`` is process-wide; ``freeze_gc=False`` leaves the collector alone.
-    """
-    global _frozen
-    if _frozen:
-        return  # once per process: a later app's startup objects may be another's garbage
-    _frozen = True
-    gc.collect()  # what is garbage already goes now, not into the frozen set
-    gc.freeze()
 
 
 def _probe_path(scope: Scope) -> str | None:
@@ -344,7 +316,6 @@ def create_app(
     public_url: str | None = None,
     trusted_proxies: Sequence[str] = (),
     playground: bool = True,
-    freeze_gc: bool = True,
 ) -> A2AApp:
     """The ASGI app for ``service``.
 
@@ -378,9 +349,6 @@ def create_app(
       when ``configure_service`` built it).
     - ``playground``: serve the browser playground at ``/playground/`` (a browser
       opening the agent's URL is sent there); False turns it off (production).
-    - ``freeze_gc``: at startup, exempt the objects that exist then (modules,
-      classes, validators: they live as long as the process) from garbage
-      collection (``gc.freeze()``, process-wide); False leaves the collector alone.
     """
     options = AppOptions(
         jsonrpc_path=jsonrpc_path,
@@ -402,6 +370,5 @@ def create_app(
         public_url=public_url,
         trusted_proxies=tuple(trusted_proxies),
         playground=playground,
-        freeze_gc=freeze_gc,
     )
     return A2AApp(service, card=card, options=options)

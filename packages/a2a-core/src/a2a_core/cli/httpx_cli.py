@@ -1,4 +1,7 @@
-"""Import httpx without its command-line module, which a library never uses.
+"""Import httpx without its command-line module, which ``a2a`` never uses.
+
+Only the ``a2a`` command calls this, at its start: it owns its process, and a
+library must leave ``sys.meta_path`` alone (importing ``a2a_core.client`` does).
 
 ``import httpx`` ends with ``from ._main import main``: httpx's command-line
 tool, which imports click, and rich and pygments when installed (tens of ms,

@@ -120,3 +120,36 @@ async def test_redis_reads_outlast_a_short_socket_timeout_in_the_url(redis_prefi
         assert cancels.asked == ["t"]
     finally:
         await store.aclose()
+
+
+async def test_a_redis_read_that_times_out_is_re_armed(redis_prefix: str) -> None:
+    """A client passed in whose pool the channel does not copy (a subclass here, as a
+    sentinel's would be), with a socket timeout far below the block: each read times out,
+    and the follower waits again instead of ending."""
+    import redis.asyncio as redis
+    from a2a_core.stores.redis import RedisTaskStore
+    from a2a_core.types import TaskStatus, TaskStatusUpdateEvent
+    from store_support import REDIS_HOST, REDIS_PORT
+
+    class OwnPool(redis.ConnectionPool):
+        pass
+
+    pool = OwnPool(host=REDIS_HOST, port=REDIS_PORT, socket_timeout=0.3)
+    client = redis.Redis(connection_pool=pool)
+    store = RedisTaskStore(prefix=redis_prefix, client=client)
+    channel = store.event_channel()
+    try:
+        working = TaskStatusUpdateEvent(
+            task_id="t", context_id="c", status=TaskStatus.now(TaskState.WORKING)
+        )
+        await channel.publish("t", 1, working, 0)
+        follower = channel.follow("t", 1, 1)
+        waiting = asyncio.ensure_future(anext(follower))
+        await asyncio.sleep(1.5)  # at least two reads timed out
+        assert not waiting.done(), waiting
+        await channel.publish("t", 2, working, 1)
+        assert await asyncio.wait_for(waiting, 10) == (2, working)
+    finally:
+        await store.aclose()
+        await client.aclose()
+        await pool.disconnect()

@@ -77,6 +77,8 @@ logger = logging.getLogger("a2a_core.stores.redis")
 
 READ_GRACE_SECONDS = 5.0
 """How much longer than ``block_ms`` a follower's socket waits for Redis's answer."""
+_RETRY_PAUSE = 0.5
+"""Seconds between a follower's read that timed out and the next."""
 
 # publish(stream, id ms, id seq (0 event, 1 end mark), kind, body, previous hint ("" none),
 #         maxlen, ttl seconds): 1 when added, 0 when not above the last entry.
@@ -479,6 +481,7 @@ class _Follower:
         except _read_timeout() as exc:
             # Redis held the read past the grace: slow, not the stream's end. Re-armed.
             logger.warning("waiting for events of %s timed out (%s); waiting again", self._key, exc)
+            await asyncio.sleep(_RETRY_PAUSE)  # a connect that times out at once: no spinning
             return
         for _, rows in found or ():
             self._take(rows)

@@ -205,3 +205,26 @@ def test_the_cli_takes_client_credentials_from_the_environment(
     capsys.readouterr()
     # the secret alone is a usage error
     assert main(["send", srv.url, "x", "--client-secret", "s"]) == 2
+
+
+RESERVED_ID = "svc:r/1"
+RESERVED_SECRET = "a+b/c%2F:d e~"
+"""``+``, ``/``, ``%``, ``:`` and a space: an issuer decoding per RFC 6749 2.3.1 reads each
+differently unless the client form-encodes the id and the secret before HTTP Basic."""
+
+
+async def test_reserved_characters_in_the_id_and_secret_are_form_encoded(
+    idp: IdentityProvider,
+) -> None:
+    idp.add_client(RESERVED_ID, RESERVED_SECRET, scopes=["a2a.send"])
+    auth = ClientCredentials(RESERVED_ID, RESERVED_SECRET, token_url=idp.token_url)
+    token = await auth.token()
+    assert token is not None
+    sync = ClientCredentials(RESERVED_ID, RESERVED_SECRET, discovery_url=idp.discovery_url)
+    assert await asyncio.to_thread(sync.sync_token) is not None
+    assert idp.counters.token == 2
+    async with (
+        running_server(whoami, oidc_issuer=idp.issuer, oidc_audience=AUD) as srv,
+        await A2AClient.connect(srv.url, auth=auth) as client,
+    ):
+        assert (await client.send("hi")).text == f"hello {RESERVED_ID}: hi"

@@ -21,6 +21,8 @@ for folder in (_HERE, _HERE.parent / "cli"):  # store_support; the CLI tests' Se
         sys.path.insert(0, str(folder))
 
 from store_support import (  # noqa: E402
+    POSTGRES_URL,
+    REDIS_URL,
     RUN_PREFIX,
     delete_keys,
     drop_schema,
@@ -53,3 +55,11 @@ def postgres_schema() -> Iterator[str]:
         yield schema
     finally:
         drop_schema(schema)
+
+
+@pytest.fixture(params=["redis", "postgres"])
+def cluster_url(request: pytest.FixtureRequest) -> str:
+    """The default URL of each shared backend, on a fresh prefix or schema."""
+    if request.param == "redis":
+        return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
+    return f"{POSTGRES_URL}?schema={request.getfixturevalue('postgres_schema')}"

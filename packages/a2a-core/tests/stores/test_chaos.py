@@ -26,7 +26,6 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass, field
 
-import pytest
 from a2a_core import A2AClient
 from a2a_core.client import EventStream
 from a2a_core.client.errors import A2AConnectionError
@@ -40,7 +39,6 @@ from cli_support import (  # pyright: ignore[reportMissingImports] - tests/cli/c
     AGENTS_FILE,
     ServeProcess,
 )
-from store_support import POSTGRES_URL, REDIS_URL
 
 CHUNKS = 60
 PAUSE = 0.05  # seconds between chunks: A is killed early, every task still runs
@@ -52,13 +50,6 @@ SHORT_LEASES = [
     "--orphan-sweep-seconds",
     "0.2",
 ]
-
-
-@pytest.fixture(params=["redis", "postgres"])
-def cluster_url(request: pytest.FixtureRequest) -> str:
-    if request.param == "redis":
-        return f"{REDIS_URL}?prefix={request.getfixturevalue('redis_prefix')}"
-    return f"{POSTGRES_URL}?schema={request.getfixturevalue('postgres_schema')}"
 
 
 @dataclass

@@ -69,6 +69,9 @@ class ExitCode(IntEnum):
     """The agent could not be reached or did not answer in time."""
     UNTRUSTED = 5
     """The agent card is unsigned, or no signature verifies with a trusted key."""
+    NO_TOKEN = 6
+    """No access token for ``--client-id``: the token endpoint could not be reached (or not
+    over trusted TLS), refused the credentials, or answered something that is not a token."""
     INTERRUPTED = 130
     """Ctrl-C (SIGINT) stopped a client command."""
     PIPE_CLOSED = 141

@@ -1,9 +1,10 @@
 """The ``a2a`` entry point: the parser, and the mapping from failures to exit statuses.
 
 Usage and configuration mistakes exit 2, A2A errors the agent answered with
-exit 3, unreachable agents exit 4, a failed task exits 1 and Ctrl-C exits
-130 (``a2a serve`` stops cleanly on Ctrl-C and exits 0). Each failure is one
-line on stderr, ``a2a: error: ...``; ``--debug`` (or ``A2A_DEBUG=1``) adds
+exit 3, unreachable agents exit 4, no access token from the token endpoint
+exits 6, a failed task exits 1 and Ctrl-C exits 130 (``a2a serve`` stops
+cleanly on Ctrl-C and exits 0). Each failure is one line on stderr,
+``a2a: error: ...``; ``--debug`` (or ``A2A_DEBUG=1``) adds
 the traceback behind it. When the reader of stdout goes away (``| head``),
 the command stops quietly with 141, as a Unix tool killed by SIGPIPE would.
 """
@@ -48,6 +49,8 @@ exit status:
   4    the agent could not be reached, or did not answer in time
   5    the agent card is unsigned or its signature does not verify
        (a2a card --verify; --trusted-key / --jwks on any client command)
+  6    no access token for --client-id (the token endpoint is down,
+       failed TLS, refused the credentials or answered no token)
   130  interrupted (Ctrl-C)
   141  the reader of the output went away (e.g. '| head'); nothing more is printed
 
@@ -157,12 +160,15 @@ def _failure(exc: Exception) -> int:
     """The exit status of a failed command (imports the client only when one failed)."""
     import httpx
 
-    from ..client import A2AConnectionError
+    from ..client import A2AConnectionError, TokenError
     from ..errors import A2AError, AuthenticationRequiredError
 
     if type(exc).__name__ == "CardSignatureError":  # a2a_core.signing needs the [jwt] extra
         _error(f"the agent card is not trusted: {exc}")
         return ExitCode.UNTRUSTED
+    if isinstance(exc, TokenError):
+        _error(f"no access token: {exc.message}")
+        return ExitCode.NO_TOKEN
     if isinstance(exc, A2AConnectionError):
         _error(f"cannot reach the agent: {exc.message}")
         return ExitCode.CONNECTION

@@ -60,8 +60,7 @@ from .interfaces import DEFAULT_VERSIONS, NoCompatibleInterfaceError, select_int
 from .oauth import ClientCredentials
 from .results import SendResult, TaskTracker, settles
 from .tls import ClientCert, TLSFiles, VerifySetting, client_ssl_context, tls_files
-from .transports._early import answer_early
-from .transports._http import HttpSettings
+from .transports._http import HttpSettings, new_http_client
 from .transports.base import CallOptions, ClientTransport, EventIterator, StreamPosition
 
 if TYPE_CHECKING:
@@ -842,7 +841,7 @@ def _http_client(
 ) -> httpx.AsyncClient:
     if given is None:
         tls = client_ssl_context(verify, cert)
-        return answer_early(httpx.AsyncClient(headers=dict(headers or {}), auth=auth, verify=tls))
+        return new_http_client(headers=dict(headers or {}), auth=auth, verify=tls)
     if auth is not None:
         raise ValueError("Configure auth on the http_client you pass (auth= is for our own client)")
     if verify is not True or cert is not None:

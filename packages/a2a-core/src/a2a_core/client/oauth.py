@@ -9,6 +9,13 @@ names a client-credentials ``tokenUrl`` or whose ``openIdConnect`` scheme names
 the discovery document. Give it as ``auth=`` to ``A2AClient.connect``, the
 sync client, ``RemoteAgentSession`` (so the adapters' remote tools and crew
 members) or the gateways. The secret never appears in its repr or in logs.
+
+The client authenticates with HTTP Basic, the client id and secret each
+form-encoded first (RFC 6749 section 2.3.1), so a secret with ``+``, ``/``,
+``%`` or ``:`` reads the same at every issuer that follows the RFC. Every way
+of not getting a token (the endpoint unreachable, a TLS failure, a refusal,
+an answer that is not a token) is a ``TokenError``, an ``A2AError`` like every
+other failure of a call.
 """
 
 from __future__ import annotations
@@ -19,9 +26,11 @@ import time
 import weakref
 from collections.abc import AsyncGenerator, Generator, Sequence
 from typing import Any, cast
+from urllib.parse import quote_plus
 
 import httpx
 
+from ..errors import InternalError
 from ..types import AgentCard
 
 __all__ = ["ClientCredentials", "TokenError"]
@@ -29,8 +38,15 @@ __all__ = ["ClientCredentials", "TokenError"]
 _MAX_DOCUMENT_BYTES = 256 * 1024
 
 
-class TokenError(Exception):
-    """The token endpoint refused the client, or answered something that is not a token."""
+class TokenError(InternalError):
+    """No access token: the token endpoint could not be reached (or not over trusted TLS),
+    refused the client, or answered something that is not a token.
+
+    An ``A2AError`` (the client's own failure, like ``A2AConnectionError``): a caller
+    catching ``A2AError`` sees every failure of a call.
+    """
+
+    default_message = "Could not get an access token"
 
 
 class ClientCredentials(httpx.Auth):
@@ -109,12 +125,17 @@ class ClientCredentials(httpx.Auth):
             form["audience"] = self.audience
         return form
 
+    def _basic(self) -> httpx.BasicAuth:
+        """HTTP Basic with the id and secret form-encoded first (RFC 6749 section 2.3.1)."""
+        return httpx.BasicAuth(quote_plus(self.client_id), quote_plus(self._secret))
+
     def _accept(self, response: httpx.Response) -> str:
         if response.status_code != 200:
             raise TokenError(
-                f"the token endpoint refused client {self.client_id!r}: HTTP {response.status_code}"
+                f"the token endpoint {response.request.url} refused client {self.client_id!r}: "
+                f"HTTP {response.status_code}{_oauth_error(response)}"
             )
-        answer = _json_object(response)
+        answer = _json_object(response, "the token endpoint")
         token = answer.get("access_token")
         if not isinstance(token, str) or not token:
             raise TokenError("the token endpoint answered no access_token")
@@ -126,7 +147,7 @@ class ClientCredentials(httpx.Auth):
         return token
 
     def _endpoint_from(self, response: httpx.Response) -> str:
-        found = _json_object(response).get("token_endpoint")
+        found = _json_object(response, "the discovery document at").get("token_endpoint")
         if not isinstance(found, str) or not found:
             raise TokenError("the discovery document names no token_endpoint")
         self.token_url = found
@@ -170,10 +191,17 @@ class ClientCredentials(httpx.Auth):
             url = self.token_url
             if url is None:
                 assert self.discovery_url is not None
-                url = self._endpoint_from(await http.get(self.discovery_url))
-            response = await http.post(
-                url, data=self._form(), auth=httpx.BasicAuth(self.client_id, self._secret)
-            )
+                try:
+                    found = await http.get(self.discovery_url)
+                except httpx.HTTPError as exc:
+                    raise _unreachable(
+                        "the discovery document at", self.discovery_url, exc
+                    ) from exc
+                url = self._endpoint_from(found)
+            try:
+                response = await http.post(url, data=self._form(), auth=self._basic())
+            except httpx.HTTPError as exc:
+                raise _unreachable("the token endpoint", url, exc) from exc
             return self._accept(response)
 
     def sync_token(self, *, force: bool = False) -> str | None:
@@ -187,10 +215,16 @@ class ClientCredentials(httpx.Auth):
                 url = self.token_url
                 if url is None:
                     assert self.discovery_url is not None
-                    url = self._endpoint_from(http.get(self.discovery_url))
-                response = http.post(
-                    url, data=self._form(), auth=httpx.BasicAuth(self.client_id, self._secret)
-                )
+                    try:
+                        found = http.get(self.discovery_url)
+                    except httpx.HTTPError as exc:
+                        where = "the discovery document at"
+                        raise _unreachable(where, self.discovery_url, exc) from exc
+                    url = self._endpoint_from(found)
+                try:
+                    response = http.post(url, data=self._form(), auth=self._basic())
+                except httpx.HTTPError as exc:
+                    raise _unreachable("the token endpoint", url, exc) from exc
                 return self._accept(response)
 
     # -- httpx.Auth --------------------------------------------------------------------
@@ -226,13 +260,36 @@ class ClientCredentials(httpx.Auth):
         return f"ClientCredentials(client_id={self.client_id!r}, token endpoint {where})"
 
 
-def _json_object(response: httpx.Response) -> dict[str, Any]:
+def _unreachable(what: str, url: str, exc: httpx.HTTPError) -> TokenError:
+    """The ``TokenError`` of a token (or discovery) request that got no answer."""
+    if isinstance(exc, httpx.TimeoutException):
+        return TokenError(f"{what} {url} did not answer in time")
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    if "SSL" in reason or "certificate" in reason.lower():
+        return TokenError(f"{what} {url} failed TLS: {reason}")
+    return TokenError(f"{what} {url} could not be reached: {reason}")
+
+
+def _oauth_error(response: httpx.Response) -> str:
+    """`` (invalid_client)``: the OAuth error code of a refusal, when it names a plain one."""
+    try:
+        code = _json_object(response, "the token endpoint").get("error")
+    except TokenError:
+        return ""
+    if isinstance(code, str) and 0 < len(code) <= 64 and code.replace("_", "").isalnum():
+        return f" ({code})"
+    return ""
+
+
+def _json_object(response: httpx.Response, what: str) -> dict[str, Any]:
+    """The JSON object ``what`` (named before its URL in errors) answered."""
+    where = f"{what} {response.request.url}"
     if len(response.content) > _MAX_DOCUMENT_BYTES:
-        raise TokenError(f"{response.request.url} answered more than {_MAX_DOCUMENT_BYTES} bytes")
+        raise TokenError(f"{where} answered more than {_MAX_DOCUMENT_BYTES} bytes")
     try:
         value = response.json()
     except ValueError:
-        raise TokenError(f"{response.request.url} did not answer JSON") from None
+        raise TokenError(f"{where} did not answer JSON") from None
     if not isinstance(value, dict):
-        raise TokenError(f"{response.request.url} did not answer a JSON object")
+        raise TokenError(f"{where} did not answer a JSON object")
     return cast("dict[str, Any]", value)

@@ -61,6 +61,7 @@ from .client import A2AClient
 from .errors import A2AConnectionError
 from .files import DEFAULT_MAX_DOWNLOAD_BYTES
 from .loop import BackgroundLoop, CancelHook
+from .oauth import TokenError
 from .results import SendResult
 from .untrusted import UNTRUSTED_LABEL, TextLimits, sanitize_card, sanitize_text
 
@@ -254,7 +255,9 @@ class RemoteReply:
         cls, exc: Exception, agent: str, url: str, timeout: float | None = None
     ) -> RemoteReply:
         """A reply saying why the agent could not be asked (no internals beyond the message)."""
-        if isinstance(exc, TimeoutError):
+        if isinstance(exc, TokenError):
+            what = "could not be called: no access token"
+        elif isinstance(exc, TimeoutError):
             what = f"did not answer within {timeout:g} s" if timeout else "did not answer in time"
         elif isinstance(exc, A2AConnectionError):
             what = "could not be reached"

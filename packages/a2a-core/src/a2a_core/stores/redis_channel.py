@@ -26,8 +26,17 @@ whether anything older it needs was trimmed (then ``EventsLost``), and any
 later entry's ``p`` above the entry read before it marks a hole (the events
 before it are delivered, then ``EventsLost``). A missing
 stream with the caller's version above ``after`` means the events expired.
-Then it waits with ``XREAD BLOCK`` (a connection of the pool per follower,
-re-armed every ``block_ms``).
+Then it waits with ``XREAD BLOCK`` (a connection per follower, re-armed
+every ``block_ms``).
+
+The channel owns the timeouts of its waiting reads, whatever the URL (or a
+client passed in) says about ``socket_timeout``: followers wait on a pool of
+their own, made with the same connection settings but a socket read timeout of
+``block_ms`` plus ``READ_GRACE_SECONDS``, so a quiet stream is never cut by the
+client while Redis holds the read; a read that still times out (a slow Redis)
+is re-armed, never taken for the end of the stream. The control subscription
+waits ``block_ms`` at a time with an explicit timeout, which the socket timeout
+does not apply to.
 
 Cancel requests go to every instance by ``PUBLISH``; each instance holds one
 pub/sub connection (opened by ``start``) and hands requests to its manager.
@@ -37,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import logging
 from collections import deque
@@ -64,6 +74,11 @@ from .base import StoredTask
 __all__ = ["RedisPushConfigStore", "RedisTaskChannel"]
 
 logger = logging.getLogger("a2a_core.stores.redis")
+
+READ_GRACE_SECONDS = 5.0
+"""How much longer than ``block_ms`` a follower's socket waits for Redis's answer."""
+_RETRY_PAUSE = 0.5
+"""Seconds between a follower's read that timed out and the next."""
 
 # publish(stream, id ms, id seq (0 event, 1 end mark), kind, body, previous hint ("" none),
 #         maxlen, ttl seconds): 1 when added, 0 when not above the last entry.
@@ -159,6 +174,11 @@ def _field(fields: Any, name: str) -> str:
     return "" if value is None else _text(value)
 
 
+def _read_timeout() -> type[Exception]:
+    """redis-py's read timeout error (not the built-in ``TimeoutError``)."""
+    return importlib.import_module("redis.exceptions").TimeoutError
+
+
 def _ms(entry_id: str) -> int:
     return int(entry_id.partition("-")[0])
 
@@ -185,6 +205,8 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
         self.stream_ttl = stream_ttl
         self.block_ms = block_ms
         self._listeners: list[ChannelListener] = []
+        self._reads: Any = None
+        self._reads_pool: Any = None
         self._script: Any = None
         self._pubsub: Any = None
         self._reader: asyncio.Task[None] | None = None
@@ -197,6 +219,14 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
 
     def _client(self) -> Any:
         return self._store._connected()  # pyright: ignore[reportPrivateUsage]
+
+    def _waiting(self) -> Any:
+        """The client followers wait on: the store's settings, the channel's read timeout."""
+        if self._reads is None:
+            self._reads, self._reads_pool = _waiting_client(
+                self._client(), self.block_ms / 1000 + READ_GRACE_SECONDS
+            )
+        return self._reads
 
     def stream_key(self, task_id: str) -> str:
         """The key of a task's event stream."""
@@ -327,9 +357,10 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
         )
 
     async def _read_control(self, pubsub: Any) -> None:
+        wait = self.block_ms / 1000  # explicit: the URL's socket timeout does not apply
         while True:
             try:
-                message = await pubsub.get_message(timeout=None)
+                message = await pubsub.get_message(timeout=wait)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -362,6 +393,24 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
         if pubsub is not None:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
+        pool, self._reads_pool, self._reads = self._reads_pool, None, None
+        if pool is not None:
+            with contextlib.suppress(Exception):
+                await pool.disconnect()
+
+
+def _waiting_client(client: Any, read_timeout: float) -> tuple[Any, Any]:
+    """A client on a pool like ``client``'s whose socket read timeout is ``read_timeout``,
+    and that pool (None: ``client`` itself is used, its pool being of a kind not copied)."""
+    pool: Any = getattr(client, "connection_pool", None)
+    redis: Any = importlib.import_module("redis.asyncio")
+    if type(pool) not in (redis.ConnectionPool, redis.BlockingConnectionPool):
+        return client, None  # a cluster or sentinel client: re-armed reads still hold
+    settings = {**pool.connection_kwargs, "socket_timeout": read_timeout}
+    own = type(pool)(
+        connection_class=pool.connection_class, max_connections=pool.max_connections, **settings
+    )
+    return redis.Redis(connection_pool=own), own
 
 
 class _Follower:
@@ -426,8 +475,14 @@ class _Follower:
         return self._hole
 
     async def _wait(self) -> None:
-        client = self._channel._client()  # pyright: ignore[reportPrivateUsage]
-        found = await client.xread({self._key: self._last}, block=self._channel.block_ms)
+        client = self._channel._waiting()  # pyright: ignore[reportPrivateUsage]
+        try:
+            found = await client.xread({self._key: self._last}, block=self._channel.block_ms)
+        except _read_timeout() as exc:
+            # Redis held the read past the grace: slow, not the stream's end. Re-armed.
+            logger.warning("waiting for events of %s timed out (%s); waiting again", self._key, exc)
+            await asyncio.sleep(_RETRY_PAUSE)  # a connect that times out at once: no spinning
+            return
         for _, rows in found or ():
             self._take(rows)
 

@@ -27,12 +27,14 @@ import contextlib
 import json
 import secrets
 import socket
+import ssl
 import time
 import uuid
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import parse_qs, unquote_plus
 
 import jwt
 import uvicorn
@@ -43,7 +45,14 @@ if TYPE_CHECKING:
     from ..server.executor import RequestContext
     from ..server.serve import RunningServer
 
-__all__ = ["IdentityProvider", "ProtectedAgent", "SigningKey", "protected_whoami"]
+__all__ = [
+    "TOKEN_FAILURES",
+    "IdentityProvider",
+    "ProtectedAgent",
+    "SigningKey",
+    "failing_token_endpoint",
+    "protected_whoami",
+]
 
 _Receive = Callable[[], Awaitable[dict[str, Any]]]
 _Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -260,7 +269,9 @@ class IdentityProvider:
                 decoded = base64.b64decode(auth[6:].strip()).decode("utf-8")
             except (binascii.Error, UnicodeDecodeError):
                 return 401, {"error": "invalid_client"}
-            client_id, _, secret = decoded.partition(":")
+            # Each part was form-encoded before joining them (RFC 6749 section 2.3.1).
+            raw_id, _, raw_secret = decoded.partition(":")
+            client_id, secret = unquote_plus(raw_id), unquote_plus(raw_secret)
         client = self.clients.get(client_id or "")
         if client is None or secret is None or not secrets.compare_digest(client.secret, secret):
             return 401, {"error": "invalid_client"}
@@ -313,6 +324,61 @@ class IdentityProvider:
 
     def __repr__(self) -> str:
         return f"IdentityProvider(issuer={self.issuer!r}, clients={sorted(self.clients)})"
+
+
+TokenFailure = Literal["down", "refused", "malformed", "tls"]
+TOKEN_FAILURES: tuple[TokenFailure, ...] = ("down", "refused", "malformed", "tls")
+"""Every way a client can fail to get a token: no endpoint, a refusal, not a token, bad TLS."""
+
+_NOT_A_TOKEN = b"<html><body>Sign in</body></html>"
+
+
+@contextlib.asynccontextmanager
+async def failing_token_endpoint(
+    failure: TokenFailure, idp: IdentityProvider, folder: Path
+) -> AsyncGenerator[str]:
+    """The URL of a token endpoint that fails as ``failure`` says, while entered.
+
+    ``down``: nothing listens there; ``refused``: ``idp``'s own endpoint (the test
+    sends a wrong secret); ``malformed``: it answers 200 with an HTML page;
+    ``tls``: HTTPS with a certificate of a CA made in ``folder``, which no client trusts.
+    """
+    if failure == "refused":
+        yield idp.token_url
+        return
+    if failure == "down":
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        yield f"http://127.0.0.1:{port}/token"  # closed again: connections are refused
+        return
+    context: ssl.SSLContext | None = None
+    if failure == "tls":
+        from .pki import TestCA
+
+        issued = TestCA(folder).server_cert()
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(issued.cert, issued.key)
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await reader.readuntil(b"\r\n\r\n")
+            head = b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nconnection: close\r\n"
+            length = b"content-length: %d\r\n\r\n" % len(_NOT_A_TOKEN)
+            writer.write(head + length + _NOT_A_TOKEN)
+            await writer.drain()
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            pass  # the client gave up (a TLS handshake it refused)
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0, ssl=context)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"{'https' if context else 'http'}://127.0.0.1:{port}/token"
+    finally:
+        server.close()
+        await server.wait_closed()
 
 
 async def _json(send: _Send, status: int, value: object) -> None:

@@ -87,11 +87,13 @@ def asgi_in_thread(
     lifespan: Literal["on", "off", "auto"] = "on",
     startup_timeout: float = 30.0,
     beside: Callable[[], AbstractAsyncContextManager[Any]] | None = None,
+    keep_alive: float | None = None,
 ) -> Generator[str]:
     """Serve any ASGI ``app`` (another A2A implementation's, say) under uvicorn in a thread.
 
     ``beside``: an async context manager entered in the server's loop before it serves
     and left after it stops (a gRPC server next to the HTTP one, for example).
+    ``keep_alive``: seconds an idle connection stays open (uvicorn's default: 5).
     """
     import uvicorn
 
@@ -104,6 +106,8 @@ def asgi_in_thread(
         lifespan=lifespan,
         access_log=False,
     )
+    if keep_alive is not None:
+        config.timeout_keep_alive = keep_alive  # pyright: ignore[reportAttributeAccessIssue] - a float works
     server = uvicorn.Server(config)
 
     async def serve() -> None:

@@ -45,6 +45,12 @@ def many_headers(count: int) -> bytes:
     return b"".join(b"X-H%d: v\r\n" % i for i in range(count))
 
 
+def long_target(kib: int) -> bytes:
+    """A GET whose request target alone is ``kib`` KiB (the headers stay tiny)."""
+    path = b"/" + b"p" * (kib * 1024 - 1)
+    return b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n"
+
+
 async def test_serve_refuses_a_100_kb_header_with_431() -> None:
     async with running_server(echo, card=make_card()) as srv:
         response = await exchange(srv.port, CARD_GET + big_header(100_000))
@@ -63,6 +69,15 @@ async def test_serve_refuses_too_many_headers() -> None:
     async with running_server(echo, card=make_card()) as srv:
         assert status_of(await exchange(srv.port, CARD_GET + many_headers(150))) == 431
         assert status_of(await exchange(srv.port, CARD_GET + many_headers(90))) == 200
+
+
+@pytest.mark.parametrize("kib", [17, 32, 64])
+async def test_serve_refuses_a_long_request_target_with_431(kib: int) -> None:
+    """The 16 KiB bound covers the request line too, however the head arrives."""
+    async with running_server(echo, card=make_card()) as srv:
+        assert status_of(await exchange(srv.port, long_target(kib))) == 431
+        assert status_of(await exchange(srv.port, long_target(kib), finish=False)) == 431
+        assert status_of(await exchange(srv.port, long_target(15))) == 404
 
 
 async def test_ordinary_large_headers_still_pass() -> None:
@@ -110,6 +125,7 @@ async def test_the_app_itself_answers_431_under_any_server(http: str) -> None:
     async with plain_uvicorn(http) as port:
         assert status_of(await exchange(port, CARD_GET + big_header(100_000))) == 431
         assert status_of(await exchange(port, CARD_GET + many_headers(150))) == 431
+        assert status_of(await exchange(port, long_target(17))) == 431
         assert status_of(await exchange(port, CARD_GET)) == 200
 
 

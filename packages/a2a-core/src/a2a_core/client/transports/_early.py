@@ -37,7 +37,7 @@ from typing import Any
 import httpcore
 import httpx
 
-__all__ = ["EarlyAnswerBackend", "PlainStream", "TlsStream", "answer_early"]
+__all__ = ["EarlyAnswerBackend", "PlainStream", "TlsStream", "answer_early", "drop_idle"]
 
 _TLS_READ = 64 * 1024
 
@@ -355,6 +355,29 @@ class EarlyAnswerBackend(httpcore.AsyncNetworkBackend):
         await asyncio.sleep(seconds)
 
 
+def _pools(http: httpx.AsyncClient) -> list[Any]:
+    """The connection pools of ``http``'s own HTTP transports (a custom one has none)."""
+    transports: list[Any] = [getattr(http, "_transport", None)]
+    transports.extend(getattr(http, "_mounts", {}).values())
+    return [
+        getattr(t, "_pool", None) for t in transports if isinstance(t, httpx.AsyncHTTPTransport)
+    ]
+
+
+async def drop_idle(http: httpx.AsyncClient) -> None:
+    """Close ``http``'s idle connections, so that the next request opens a new one.
+
+    The pool forgets closed connections when it next hands one out. Best effort: a
+    client whose transport is not httpx's own keeps its connections.
+    """
+    for pool in _pools(http):
+        connections: list[Any] = list(getattr(pool, "connections", None) or ())
+        for connection in connections:
+            if connection.is_idle():
+                with contextlib.suppress(Exception):
+                    await connection.aclose()
+
+
 def answer_early(http: httpx.AsyncClient) -> httpx.AsyncClient:
     """``http`` with its connection pools on ``EarlyAnswerBackend``; returns ``http``.
 
@@ -363,12 +386,7 @@ def answer_early(http: httpx.AsyncClient) -> httpx.AsyncClient:
     httpx has no public way to give its pool a network backend, so the pool's
     is replaced in place (the 413 tests fail if that stops taking effect).
     """
-    transports: list[Any] = [getattr(http, "_transport", None)]
-    transports.extend(getattr(http, "_mounts", {}).values())
-    for transport in transports:
-        if not isinstance(transport, httpx.AsyncHTTPTransport):
-            continue
-        pool: Any = getattr(transport, "_pool", None)
+    for pool in _pools(http):
         if isinstance(getattr(pool, "_network_backend", None), httpcore.AsyncNetworkBackend):
             pool._network_backend = EarlyAnswerBackend()
     return http

@@ -1,4 +1,16 @@
-"""What both HTTP transports share: sending, bounded reading, SSE frames, error mapping."""
+"""What both HTTP transports share: sending, bounded reading, SSE frames, error mapping.
+
+Idle connections and retries. A server closes a connection idle for its
+keep-alive (5 s for uvicorn, so ``a2a serve``, and Node.js); a call sent just
+then meets a closed connection. Our own HTTP client (``new_http_client``) drops
+a connection idle for ``IDLE_SECONDS``, before the usual server does. For a
+server with a shorter keep-alive (or a proxy in between), ``send`` retries once,
+on a fresh connection, a request that is safe to repeat (``safe_to_repeat``:
+reads, cancels, deletes, and sends that carry a ``messageId``, which servers
+keeping sends answer with the first send's task) when it failed on the network
+before its answer came; never after a timeout, which may mean the agent is
+still at work.
+"""
 
 from __future__ import annotations
 
@@ -17,21 +29,64 @@ from ...errors import (
 )
 from ...wire._json import DEFAULT_LIMITS, DecodeLimits, loads, may_overflow
 from ...wire.errors_wire import decode_rest_error
+from ...wire.operations import Operation
 from ..errors import A2AConnectionError, A2ATimeoutError
+from ._early import answer_early, drop_idle
 from .base import CallOptions, StreamPosition
 
 __all__ = [
+    "IDLE_SECONDS",
     "HttpSettings",
     "error_from_response",
+    "new_http_client",
     "parse_json",
     "read_bounded",
     "refine_by_status",
     "request_headers",
+    "safe_to_repeat",
     "send",
     "sse_values",
 ]
 
 VERSION_HEADER = "A2A-Version"
+
+IDLE_SECONDS = 4.0
+"""How long our client keeps an idle connection: below the 5 s most servers keep one."""
+_LIMITS = httpx.Limits(
+    max_connections=100, max_keepalive_connections=20, keepalive_expiry=IDLE_SECONDS
+)
+_REPEATABLE = frozenset(
+    {
+        Operation.GET_TASK,
+        Operation.LIST_TASKS,
+        Operation.CANCEL_TASK,
+        Operation.SUBSCRIBE_TO_TASK,
+        Operation.GET_PUSH_CONFIG,
+        Operation.LIST_PUSH_CONFIGS,
+        Operation.DELETE_PUSH_CONFIG,
+        Operation.GET_EXTENDED_CARD,
+    }
+)
+
+
+def new_http_client(**options: Any) -> httpx.AsyncClient:
+    """The httpx client the A2A client makes for itself (``options`` go to httpx):
+    idle connections dropped after ``IDLE_SECONDS``, early answers read (``answer_early``)."""
+    return answer_early(httpx.AsyncClient(limits=_LIMITS, **options))
+
+
+def safe_to_repeat(op: Operation, request: Any) -> bool:
+    """Whether sending ``request`` twice does what sending it once does.
+
+    Reads, cancels and deletes do; a send does when its message has a ``messageId``
+    (a retried send: the first one's task, from a server that keeps sends).
+    """
+    if op in _REPEATABLE:
+        return True
+    if op in (Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE):
+        message = getattr(request, "message", None)
+        return bool(getattr(message, "message_id", None))
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,20 +166,38 @@ def _timeout_dict(seconds: float | None, connect: float) -> dict[str, float | No
     return _timeout(seconds, connect).as_dict()  # read, never changed, by httpcore
 
 
-async def send(http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
-    """Send, mapping network failures to our error types; the body is left unread."""
+async def send(
+    http: httpx.AsyncClient, request: httpx.Request, *, repeatable: bool = False
+) -> httpx.Response:
+    """Send, mapping network failures to our error types; the body is left unread.
+
+    ``repeatable`` (see ``safe_to_repeat``): a request that failed on the network
+    before its answer came is sent once more, on a fresh connection.
+    """
     try:
-        if request.extensions.get(FORWARDED):
-            # A forwarded caller's credential: the client's own auth must not replace it
-            # (nor retry a 401 with the client's own token).
-            return await http.send(request, stream=True, auth=None)
-        return await http.send(request, stream=True)
+        try:
+            return await _send(http, request)
+        except (httpx.NetworkError, httpx.RemoteProtocolError):
+            if not repeatable:
+                raise
+        # Most likely a connection the server closed as we sent (its keep-alive ran
+        # out): the other idle ones may be as old, so the retry gets a new one.
+        await drop_idle(http)
+        return await _send(http, request)
     except httpx.TimeoutException as exc:
         raise A2ATimeoutError(f"The agent at {request.url} did not answer in time") from exc
     except httpx.HTTPError as exc:
         raise A2AConnectionError(
             f"Could not reach the agent at {request.url}: {type(exc).__name__}"
         ) from exc
+
+
+async def _send(http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+    if request.extensions.get(FORWARDED):
+        # A forwarded caller's credential: the client's own auth must not replace it
+        # (nor retry a 401 with the client's own token).
+        return await http.send(request, stream=True, auth=None)
+    return await http.send(request, stream=True)
 
 
 async def read_bounded(response: httpx.Response, limit: int) -> bytes:

@@ -23,17 +23,18 @@ from ...wire.codec import RESULT_TYPES, Codec
 from ...wire.operations import Operation
 from ...wire.v03 import V03JsonRpcCodec
 from ...wire.v10 import V10Codec
-from ._early import answer_early
 from ._http import (
     VERSION_HEADER,
     HttpSettings,
     error_from_response,
     is_event_stream,
+    new_http_client,
     parse_json,
     read_bounded,
     refine_by_status,
     request_extensions,
     request_headers,
+    safe_to_repeat,
     send,
     sse_values,
     validate_json_directly,
@@ -75,7 +76,7 @@ class JsonRpcTransport:
         self.settings = settings or HttpSettings()
         self._codec = codec_for(version)
         self._owns_http = http is None
-        self._http = http if http is not None else answer_early(httpx.AsyncClient())
+        self._http = http if http is not None else new_http_client()
         self._ids = itertools.count(1)
         headers = {"Content-Type": "application/json", **self.settings.headers}
         if version != "0.3":
@@ -122,7 +123,7 @@ class JsonRpcTransport:
     ) -> Any:
         """Send one JSON-RPC request and decode its result (see ``ClientTransport.call``)."""
         request_id, http_request = self._build(op, request, options, stream=False)
-        response = await send(self._http, http_request)
+        response = await send(self._http, http_request, repeatable=safe_to_repeat(op, request))
         body = await read_bounded(response, self._limits.max_bytes)
         return decode_answer(self._codec, op, response.status_code, body, request_id, self._limits)
 
@@ -131,7 +132,7 @@ class JsonRpcTransport:
     ) -> EventIterator:
         """Send a streaming JSON-RPC request and read its server-sent events."""
         request_id, http_request = self._build(op, request, options, stream=True)
-        response = await send(self._http, http_request)
+        response = await send(self._http, http_request, repeatable=safe_to_repeat(op, request))
         if not 200 <= response.status_code < 300:
             body = await read_bounded(response, self._limits.max_bytes)
             raise _http_error(self._codec, response.status_code, body, self._limits)

@@ -29,16 +29,17 @@ from ...wire.errors_wire import decode_rest_error
 from ...wire.operations import Operation
 from ...wire.v03_rest import V03RestCodec, split_request
 from ...wire.v10 import V10Codec
-from ._early import answer_early
 from ._http import (
     VERSION_HEADER,
     HttpSettings,
     error_from_response,
     is_event_stream,
+    new_http_client,
     parse_json,
     read_bounded,
     request_extensions,
     request_headers,
+    safe_to_repeat,
     send,
     sse_values,
     validate_json_directly,
@@ -136,7 +137,7 @@ class RestTransport:
         self.settings = settings or HttpSettings()
         self._codec: Codec = V10Codec() if version == "1.0" else V03RestCodec()
         self._owns_http = http is None
-        self._http = http if http is not None else answer_early(httpx.AsyncClient())
+        self._http = http if http is not None else new_http_client()
         headers = dict(self.settings.headers)
         if version != "0.3":
             headers[VERSION_HEADER] = version
@@ -187,7 +188,10 @@ class RestTransport:
     ) -> Any:
         """Send one HTTP+JSON request and decode its result (see ``ClientTransport.call``)."""
         route = self._route(op, request)
-        response = await send(self._http, self._build(route, options, stream=False))
+        repeatable = safe_to_repeat(op, request)
+        response = await send(
+            self._http, self._build(route, options, stream=False), repeatable=repeatable
+        )
         body = await read_bounded(response, self._limits.max_bytes)
         if not 200 <= response.status_code < 300:
             raise error_from_response(response.status_code, body, self._limits)
@@ -203,11 +207,14 @@ class RestTransport:
     ) -> EventIterator:
         """Send a streaming HTTP+JSON request and read its server-sent events."""
         route = self._route(op, request)
-        response = await send(self._http, self._build(route, options, stream=True))
+        repeatable = safe_to_repeat(op, request)
+        response = await send(
+            self._http, self._build(route, options, stream=True), repeatable=repeatable
+        )
         if response.status_code == 405 and op is Operation.SUBSCRIBE_TO_TASK:
             await response.aclose()
             retry = self._build(route, options, stream=True, method="GET")
-            response = await send(self._http, retry)
+            response = await send(self._http, retry, repeatable=repeatable)
         if not 200 <= response.status_code < 300:
             body = await read_bounded(response, self._limits.max_bytes)
             raise error_from_response(response.status_code, body, self._limits)

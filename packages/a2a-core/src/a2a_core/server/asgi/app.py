@@ -22,7 +22,12 @@ from ...errors import A2AError, HttpStatusMapping, InternalError
 from ...identity import connection_tls
 from ...types import AgentCard
 from ...wire import DEFAULT_LIMITS, DecodeLimits, dumps
-from ..head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT, head_too_large
+from ..head_limits import (
+    DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_MAX_HEADER_COUNT,
+    head_too_large,
+    request_line_bytes,
+)
 from ..options import AppOptions, refuse_unknown_keywords
 from ..service import A2AService, ConfigurationError
 from . import health
@@ -136,7 +141,8 @@ class A2AApp:
         if ACCESS_KEY not in scope and access_wanted():
             await logged(self, scope, receive, send)  # comes back here, with a record
             return
-        if head_too_large(scope["headers"], self.max_header_bytes, self.max_header_count):
+        line = request_line_bytes(scope)
+        if head_too_large(scope["headers"], self.max_header_bytes, self.max_header_count, line):
             await send_bytes(
                 send, 431, self._head_too_large, b"application/json", [(b"connection", b"close")]
             )

@@ -209,7 +209,11 @@ class CrewAgent(AgentExecutor):
         self.skills = list(
             skills
             if skills is not None
-            else [default_skill(crew_or_agent, self.name, self.description, self.expected_inputs)]
+            else [
+                default_skill(
+                    crew_or_agent, self.name, self.description, self.expected_inputs, inputs_key
+                )
+            ]
         )
         self.version = version
         self.max_parallel = max_parallel

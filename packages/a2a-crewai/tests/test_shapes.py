@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from a2a_core.client import A2AClient
+from a2a_core.types import TaskState
 from a2a_crewai import running_server
 from crewai import Agent, Crew, Process, Task
 from crewai_fakes import ScriptedLLM, last_user_text
@@ -81,3 +82,21 @@ async def test_a_crews_skill_reads_as_prose() -> None:
     assert "Conduct a thorough research about the topic" in skill.description
     assert skill.description.endswith("Input: topic (the text of the message)")
     assert "one of them" not in skill.description
+
+
+async def test_a_crews_reply_text_is_its_final_result() -> None:
+    async with (
+        running_server(research_crew()) as server,
+        await A2AClient.connect(server.url) as client,
+    ):
+        reply = await client.send("AI agents")
+        async with client.stream("AI agents") as stream:
+            async for _ in stream:
+                pass
+            final = await stream.result()
+    for result in (reply, final):
+        assert result.state is TaskState.COMPLETED
+        assert result.text == "# Report\nAI agents: moving fast."
+        by_id = {a.artifact_id: a for a in result.artifacts}
+        assert by_id["task-1"].parts[0].text == "- AI agents is moving fast"
+        assert set(by_id) == {"task-1", "result"}

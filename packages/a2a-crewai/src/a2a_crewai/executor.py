@@ -7,7 +7,8 @@ reaches the client while it works:
 
 - task starts and completions, agent steps and tool use: WORKING status
   updates (with a ``crewai`` metadata entry saying which event it was);
-- each task's output: an artifact of its own (``task-1``, ``task-2``...) when
+- each task's output: an artifact of its own (``task-1``, ``task-2``...,
+  marked ``intermediate`` in its metadata: a step, not the answer) when
   ``per_task_artifacts`` is on; the crew's final output: the ``result``
   artifact (text, plus a data part for structured output); with streaming
   models (``Crew(stream=True)``) the outputs arrive token by token;
@@ -103,12 +104,15 @@ class _Artifacts:
             return None
         return f"task-{index}", f"task {index}"
 
+    def _new_stream(self, artifact_id: str, name: str) -> ArtifactStream:
+        assert self.updater is not None
+        step = None if artifact_id == RESULT_ARTIFACT else {"intermediate": True}  # a step
+        return ArtifactStream(self.updater, artifact_id, name=name, metadata=step)
+
     def _stream(self, artifact_id: str, name: str) -> ArtifactStream:
         stream = self.streams.get(artifact_id)
         if stream is None:
-            assert self.updater is not None
-            stream = ArtifactStream(self.updater, artifact_id, name=name)
-            self.streams[artifact_id] = stream
+            stream = self.streams[artifact_id] = self._new_stream(artifact_id, name)
         return stream
 
     async def chunk(self, item: Chunk) -> None:
@@ -126,8 +130,7 @@ class _Artifacts:
     ) -> None:
         stream = self.streams.pop(artifact_id, None)
         if stream is None:
-            assert self.updater is not None
-            stream = ArtifactStream(self.updater, artifact_id, name=name)
+            stream = self._new_stream(artifact_id, name)
         stream.description = description
         await stream.close(parts)
 

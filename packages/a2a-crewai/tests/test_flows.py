@@ -132,6 +132,18 @@ class AskingFlow(Flow):
         return f"Researching {topic}"
 
 
+class InnerFlow(Flow):
+    @start()
+    def question(self) -> str:
+        return f"inner got {self.ask('Which colour?')}"
+
+
+class OuterFlow(Flow):
+    @start()
+    def delegate(self) -> str:
+        return f"outer: {InnerFlow().kickoff()}"
+
+
 step_started = threading.Event()
 steps_run: list[str] = []
 
@@ -245,6 +257,17 @@ async def test_ask_is_input_required() -> None:
         done = await client.send("deep sea vents", task=asked)
     assert done.state is TaskState.COMPLETED
     assert done.text == "Researching deep sea vents"
+
+
+async def test_a_flow_kicked_off_inside_a_served_flow_asks_the_same_client() -> None:
+    async with (
+        running_server(OuterFlow()) as server,
+        await A2AClient.connect(server.url) as client,
+    ):
+        asked = await client.send("go")
+        assert asked.text == "Which colour?"
+        done = await client.send("teal", task=asked)
+    assert done.text == "outer: inner got teal"
 
 
 async def test_cancel_stops_a_flow_at_its_next_step_and_releases_a_waiting_one() -> None:

@@ -4,13 +4,14 @@ CrewAI asks a flow's human on the console unless a provider is configured.
 Inside a served flow these providers ask the A2A client instead: the task
 goes INPUT_REQUIRED with the step's output and its question (and the
 outcomes, when the step routes on them), the worker thread waits, and the
-next message on the same task is the answer, given to CrewAI as the human's
+next message on the same task is the answer (a flow kicked off inside a
+served crew or flow asks the same client), given to CrewAI as the human's
 text (``@human_feedback`` then maps it onto an outcome with its ``llm``, as it
 does for a console answer). Outside a served flow the console (or the
 provider configured before) answers, as without this package.
 
-``@human_feedback(provider=...)`` named on a step is the user's choice and is
-kept.
+``@human_feedback(provider=...)`` named on a step, and a flow's own
+``input_provider``, are the user's choice and are kept.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 from ._events import short
 from ._runs import current_run
 
-__all__ = ["A2AFlowFeedback", "A2AFlowInput", "feedback_question", "install_feedback"]
+__all__ = ["A2AFlowFeedback", "A2AFlowInput", "feedback_question", "install_providers"]
 
 _lock = threading.Lock()
 
@@ -48,7 +49,7 @@ class A2AFlowFeedback:
 
     def request_feedback(self, context: Any, flow: Any) -> str:
         run = current_run()
-        if run is None or run.flow is not flow:
+        if run is None:  # not in a served request: as without this package
             if self.previous is not None:
                 return self.previous.request_feedback(context, flow)
             return flow._request_human_feedback(  # what CrewAI does with no provider
@@ -99,13 +100,19 @@ class A2AFlowFeedback:
 
 
 class A2AFlowInput:
-    """``Flow.ask()`` asks the A2A client (set on each served flow that has no provider)."""
+    """``Flow.ask()`` asks the A2A client when the flow runs in a served request."""
+
+    def __init__(self, previous: Any = None) -> None:
+        self.previous = previous
+        """The provider configured before (asked outside served flows; None: the console)."""
 
     def request_input(
         self, message: str, flow: Any, metadata: dict[str, Any] | None = None
     ) -> str | None:
         run = current_run()
-        if run is None or run.flow is not flow:
+        if run is None:  # not in a served request: as without this package
+            if self.previous is not None:
+                return self.previous.request_input(message, flow, metadata=metadata)
             from crewai.flow.async_feedback.providers import ConsoleProvider
 
             return ConsoleProvider().request_input(message, flow, metadata=metadata)
@@ -115,11 +122,15 @@ class A2AFlowInput:
         return run.ask(message, {"crewai": {"event": "flow_input", "step": short(step, 80)}})
 
 
-def install_feedback() -> None:
-    """Make ``@human_feedback`` steps of served flows ask the A2A client (once per process)."""
+def install_providers() -> None:
+    """Make ``@human_feedback`` steps and ``ask()`` of served flows ask the A2A client
+    (CrewAI's global providers, wrapped once per process)."""
     from crewai.flow.flow_config import flow_config
 
     with _lock:
-        current = flow_config.hitl_provider
-        if not isinstance(current, A2AFlowFeedback):
-            flow_config.hitl_provider = A2AFlowFeedback(current)  # pyright: ignore[reportAttributeAccessIssue]
+        feedback = flow_config.hitl_provider
+        if not isinstance(feedback, A2AFlowFeedback):
+            flow_config.hitl_provider = A2AFlowFeedback(feedback)  # pyright: ignore[reportAttributeAccessIssue]
+        asking = flow_config.input_provider
+        if not isinstance(asking, A2AFlowInput):
+            flow_config.input_provider = A2AFlowInput(asking)

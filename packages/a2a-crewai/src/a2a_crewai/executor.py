@@ -49,7 +49,7 @@ from a2a_core.types import AgentSkill, Part, TaskState
 from . import _events
 from ._card import INPUT_MODES, OUTPUT_MODES, default_description, default_name, default_skill
 from ._files import DEFAULT_FILE_POLICY, receive_files, redirect_outputs
-from ._flow_human import A2AFlowInput, install_feedback
+from ._flow_human import install_providers
 from ._flows import (
     FlowOutput,
     flow_description,
@@ -364,8 +364,6 @@ class CrewAgent(AgentExecutor):
                 return inputs
             flow = run.flow = new_flow(self.target)
             flow.stream = False
-            if flow.input_provider is None:
-                flow.input_provider = A2AFlowInput()
             return lambda: FlowOutput.of(flow, flow.kickoff(inputs=inputs))
         if self.is_crew:
             plan = crew_inputs(context.message, self.expected_inputs, self.inputs_key, listing)
@@ -422,7 +420,7 @@ class CrewAgent(AgentExecutor):
             return
         _events.install()
         if self.kind == "flow":
-            install_feedback()
+            install_providers()
         if telemetry.enabled():
             install_tracing()
         slot = self._slot()

@@ -101,7 +101,8 @@ def flow_description(target: Any) -> str:
     doc = (cls.__doc__ or "").strip()
     if doc and cls.__doc__ != _base_doc():
         return short(doc.split("\n\n", 1)[0], 300)
-    steps = list(_template(target)._definition.methods)
+    definition = getattr(_template(target), "_definition", None)  # CrewAI 1.15's flow graph
+    steps = list(getattr(definition, "methods", None) or [])
     text = "A CrewAI flow"
     return short(f"{text} of the steps {', '.join(steps)}" if steps else text, 300)
 
@@ -156,7 +157,7 @@ class FlowOutput:
 
     @classmethod
     def of(cls, flow: Any, result: Any) -> FlowOutput:
-        from crewai.flow import HumanFeedbackPending, HumanFeedbackResult
+        from crewai.flow import HumanFeedbackPending, HumanFeedbackResult  # CrewAI 1.x
 
         if isinstance(result, HumanFeedbackPending):
             raise RuntimeError(

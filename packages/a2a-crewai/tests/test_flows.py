@@ -309,6 +309,20 @@ async def test_the_core_serves_a_flow_and_a_flow_class_through_the_plugin() -> N
     assert CrewAgent(ExampleFlow).name == "ExampleFlow"
 
 
+class NeedsArguments(Flow):
+    def __init__(self, city: str, **fields: Any) -> None:
+        super().__init__(**fields)
+
+    @start()
+    def hello(self) -> str:
+        return "hello"
+
+
+def test_a_flow_that_cannot_be_built_again_is_refused_at_once() -> None:
+    with pytest.raises(TypeError, match="give the constructor's own arguments defaults"):
+        CrewAgent(NeedsArguments(city="Porto"))
+
+
 async def test_official_sdk_client_streams_a_flow_and_answers_its_feedback_step() -> None:
     from a2a.client import ClientConfig, ClientFactory
     from a2a.types import Message, Role, SendMessageRequest

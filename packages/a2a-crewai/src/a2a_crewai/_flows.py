@@ -29,6 +29,7 @@ from ._inputs import _message_parts as message_parts  # pyright: ignore[reportPr
 
 __all__ = [
     "FlowOutput",
+    "check_flow",
     "flow_description",
     "flow_inputs",
     "flow_name",
@@ -56,6 +57,19 @@ def new_flow(template: Any) -> Any:
         return template()
     cls = type(template)
     return cls(**{name: getattr(template, name) for name in template.model_fields_set})
+
+
+def check_flow(target: Any) -> None:
+    """Build one flow the way each request will, so a flow that cannot be served says so now."""
+    try:
+        new_flow(target)
+    except Exception as exc:
+        cls = target if isinstance(target, type) else type(target)
+        raise TypeError(
+            f"a served flow runs each task on a new {cls.__name__}, built by calling the class "
+            f"with the served instance's field values, and that failed ({exc}); give the "
+            "constructor's own arguments defaults"
+        ) from exc
 
 
 def _template(target: Any) -> Any:

@@ -52,6 +52,7 @@ from ._files import DEFAULT_FILE_POLICY, receive_files, redirect_outputs
 from ._flow_human import install_providers
 from ._flows import (
     FlowOutput,
+    check_flow,
     flow_description,
     flow_inputs,
     flow_name,
@@ -235,6 +236,7 @@ class CrewAgent(AgentExecutor):
             crew_or_agent
         )
         if flow:
+            check_flow(crew_or_agent)
             self.expected_inputs = list(state_fields(crew_or_agent) or [])
             text_input = flow_text_input(crew_or_agent, inputs_key)
         else:

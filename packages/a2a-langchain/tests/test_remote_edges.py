@@ -66,14 +66,14 @@ async def test_a_card_given_up_front_is_not_fetched_again() -> None:
         async with await A2AClient.connect(server.url) as client:
             card = client.card
         assert card is not None
-        tool = await asyncio.to_thread(remote_agent_tool, card, name="custom_name")
+        tool = await asyncio.to_thread(lambda: remote_agent_tool(card=card, name="custom_name"))
         try:
             assert tool.name == "custom_name"
             assert await asyncio.to_thread(tool.invoke, {"message": "sync"}) == "got 'sync'"
         finally:
             tool.close()
         client_tool = await aremote_agent_tool(
-            await A2AClient.connect(server.url), description="My own words"
+            client=await A2AClient.connect(server.url), description="My own words"
         )
         assert client_tool.description == "My own words"
         assert await client_tool.ainvoke({"message": "via client"}) == "got 'via client'"
@@ -129,7 +129,7 @@ async def test_remote_failures_are_tool_exceptions_so_handle_tool_error_applies(
     assert caught.value.reply.state is TaskState.FAILED
     assert str(caught.value).startswith("The agent 'Broken' did not complete the request")
     # The agent is gone: an unreachable agent is a handled tool error too (sync and async).
-    gone = await aremote_agent_tool(fixed.session.card or url, timeout=5)
+    gone = await aremote_agent_tool(url, card=fixed.session.card, timeout=5)
     try:
         said = await gone.ainvoke({"message": "hello?"})
         said_sync = await asyncio.to_thread(gone.invoke, {"message": "hello?"})

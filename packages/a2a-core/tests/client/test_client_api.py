@@ -55,6 +55,17 @@ def test_text_of_a_task_is_its_artifacts_then_status_then_history() -> None:
     assert text_of(task(TaskState.WORKING)) == ""
 
 
+def test_text_of_a_task_leaves_out_intermediate_artifacts() -> None:
+    step = Artifact(artifact_id="step", parts=[Part(text="notes")], metadata={"intermediate": True})
+    answer = Artifact(artifact_id="result", parts=[Part(text="the answer")])
+    done = task(TaskState.COMPLETED).model_copy(update={"artifacts": [step, answer]})
+    assert step.intermediate
+    assert not answer.intermediate
+    assert text_of(done) == "the answer"
+    only_steps = done.model_copy(update={"artifacts": [step]})  # the answer is still to come
+    assert text_of(only_steps) == "notes"
+
+
 def test_text_of_other_values() -> None:
     assert text_of(Message.agent("hi")) == "hi"
     assert text_of(None) == ""

@@ -1,10 +1,10 @@
-"""Serve CrewAI crews over A2A, and call remote A2A agents from crews.
+"""Serve CrewAI crews, agents and flows over A2A, and call remote A2A agents from crews.
 
 Serving::
 
     from a2a_crewai import serve
 
-    serve(crew, port=8000)              # or: a2a serve my_module:crew
+    serve(crew, port=8000)              # or: a2a serve my_module:crew (a Flow too)
 
 Calling::
 

@@ -189,7 +189,35 @@ async def _stream_chunk(source: Any, event: Any) -> None:
     run = _run_for(event)
     if run is None or getattr(event, "tool_call", None) is not None or not event.chunk:
         return
+    if run.flow is not None:
+        return  # a flow's answer is its last step's return value, not a model's tokens
     run.push(Chunk(_task_index(run, event), event.chunk))
+
+
+def _flow_run(source: Any) -> CrewRun | None:
+    run = current_run()
+    return run if run is not None and run.flow is not None and source is run.flow else None
+
+
+async def _step_started(source: Any, event: Any) -> None:
+    run = _flow_run(source)
+    if run is not None:
+        step = short(event.method_name, 80)
+        run.push(Progress(f"Step {step} started", _meta("step_started", step=step)))
+
+
+async def _step_finished(source: Any, event: Any) -> None:
+    run = _flow_run(source)
+    if run is not None:
+        step = short(event.method_name, 80)
+        run.push(Progress(f"Step {step} finished", _meta("step_finished", step=step)))
+
+
+async def _step_failed(source: Any, event: Any) -> None:
+    run = _flow_run(source)
+    if run is not None:
+        step = short(event.method_name, 80)  # the error stays out, as for tools
+        run.push(Progress(f"Step {step} failed", _meta("step_failed", step=step)))
 
 
 def install() -> None:
@@ -202,6 +230,11 @@ def install() -> None:
             return
         from crewai.events import crewai_event_bus
         from crewai.events.types.agent_events import AgentExecutionStartedEvent
+        from crewai.events.types.flow_events import (
+            MethodExecutionFailedEvent,
+            MethodExecutionFinishedEvent,
+            MethodExecutionStartedEvent,
+        )
         from crewai.events.types.llm_events import LLMStreamChunkEvent
         from crewai.events.types.logging_events import AgentLogsExecutionEvent
         from crewai.events.types.task_events import TaskCompletedEvent, TaskStartedEvent
@@ -220,6 +253,9 @@ def install() -> None:
             (ToolUsageFinishedEvent, _tool_finished),
             (ToolUsageErrorEvent, _tool_error),
             (LLMStreamChunkEvent, _stream_chunk),
+            (MethodExecutionStartedEvent, _step_started),
+            (MethodExecutionFinishedEvent, _step_finished),
+            (MethodExecutionFailedEvent, _step_failed),
         ]
         for event_type, handler in handlers:
             crewai_event_bus.on(event_type)(handler)

@@ -147,6 +147,8 @@ class CrewRun:
     credential: Credential | None = None
     """The bearer token the request was authenticated with (the end user's), forwarded by
     remote-agent tools and members built with ``passthrough=True``; never logged."""
+    flow: Any = None
+    """The request's own flow instance, when a flow is served (its events are this run's)."""
     output_files: dict[int, Part] = field(default_factory=dict[int, Part])
     """Files the crew's tasks wrote (``output_file``), by task position."""
     finished: threading.Event = field(default_factory=threading.Event)

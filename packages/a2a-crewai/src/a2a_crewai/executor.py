@@ -1,4 +1,4 @@
-"""``CrewAgent``: a CrewAI ``Crew`` (or a single ``Agent``) as an A2A agent executor.
+"""``CrewAgent``: a CrewAI ``Crew``, a single ``Agent`` or a ``Flow`` as an A2A agent executor.
 
 Each request runs on its own copy of the crew (one crew instance cannot run
 twice at once), in a worker thread of its own (CrewAI calls models and
@@ -7,10 +7,14 @@ reaches the client while it works:
 
 - task starts and completions, agent steps and tool use: WORKING status
   updates (with a ``crewai`` metadata entry saying which event it was);
-- each task's output: an artifact of its own (``task-1``, ``task-2``...) when
+- each task's output: an artifact of its own (``task-1``, ``task-2``...,
+  marked ``intermediate`` in its metadata: a step, not the answer) when
   ``per_task_artifacts`` is on; the crew's final output: the ``result``
   artifact (text, plus a data part for structured output); with streaming
   models (``Crew(stream=True)``) the outputs arrive token by token;
+- a flow (``_flows``): each step's start and end are WORKING updates, its final
+  output is the ``result`` artifact, and its ``@human_feedback`` steps and
+  ``ask()`` calls go INPUT_REQUIRED (``_flow_human``) like human input below;
 - ``Task(human_input=True)``: the task goes INPUT_REQUIRED with the draft
   answer, and the next message on the same task is the feedback; waiting
   crews are bounded in time (``input_timeout``) and in count (``max_paused``);
@@ -45,6 +49,18 @@ from a2a_core.types import AgentSkill, Part, TaskState
 from . import _events
 from ._card import INPUT_MODES, OUTPUT_MODES, default_description, default_name, default_skill
 from ._files import DEFAULT_FILE_POLICY, receive_files, redirect_outputs
+from ._flow_human import install_providers
+from ._flows import (
+    FlowOutput,
+    check_flow,
+    flow_description,
+    flow_inputs,
+    flow_name,
+    flow_text_input,
+    is_flow,
+    new_flow,
+    state_fields,
+)
 from ._inputs import chat_messages, crew_inputs, placeholders
 from ._paused import lost_pause_text, mark_paused, paused_on
 from ._runs import (
@@ -75,6 +91,18 @@ def _is_crew(target: object) -> bool:
     return isinstance(target, Crew)
 
 
+def _kind(target: object) -> str:
+    """What ``target`` is: "crew", "agent" or "flow" (TypeError for anything else)."""
+    if _is_crew(target):
+        return "crew"
+    if _is_agent(target):
+        return "agent"
+    if is_flow(target):
+        return "flow"
+    kind = target.__name__ if isinstance(target, type) else type(target).__name__
+    raise TypeError(f"CrewAgent serves a crewai.Crew, Agent or Flow, not {kind}")
+
+
 def _is_agent(target: object) -> bool:
     from crewai.agents.agent_builder.base_agent import BaseAgent
 
@@ -103,12 +131,15 @@ class _Artifacts:
             return None
         return f"task-{index}", f"task {index}"
 
+    def _new_stream(self, artifact_id: str, name: str) -> ArtifactStream:
+        assert self.updater is not None
+        step = None if artifact_id == RESULT_ARTIFACT else {"intermediate": True}  # a step
+        return ArtifactStream(self.updater, artifact_id, name=name, metadata=step)
+
     def _stream(self, artifact_id: str, name: str) -> ArtifactStream:
         stream = self.streams.get(artifact_id)
         if stream is None:
-            assert self.updater is not None
-            stream = ArtifactStream(self.updater, artifact_id, name=name)
-            self.streams[artifact_id] = stream
+            stream = self.streams[artifact_id] = self._new_stream(artifact_id, name)
         return stream
 
     async def chunk(self, item: Chunk) -> None:
@@ -126,8 +157,7 @@ class _Artifacts:
     ) -> None:
         stream = self.streams.pop(artifact_id, None)
         if stream is None:
-            assert self.updater is not None
-            stream = ArtifactStream(self.updater, artifact_id, name=name)
+            stream = self._new_stream(artifact_id, name)
         stream.description = description
         await stream.close(parts)
 
@@ -141,14 +171,16 @@ class _Artifacts:
 
 
 class CrewAgent(AgentExecutor):
-    """Serves a CrewAI ``Crew`` or ``Agent`` over A2A (see the module docstring).
+    """Serves a CrewAI ``Crew``, ``Agent`` or ``Flow`` over A2A (see the module docstring).
 
     - ``name``, ``description``, ``skills``, ``version``: what the card says
-      (default: from the crew's name, agents and tasks, or the agent's role and goal);
+      (default: from the crew's name, agents and tasks, the agent's role and goal, or the
+      flow's name and docstring);
     - ``max_parallel``: crews running at once in this process (others wait);
     - ``inputs_key``: the kickoff input the message text fills (default: the
-      crew's only unfilled placeholder, else ``input``); a data part with a
-      JSON object gives named inputs;
+      crew's only unfilled placeholder, or the only text field of a flow's
+      structured state, else ``input``); a data part with a JSON object gives
+      named inputs;
     - ``per_task_artifacts``: each task's output as an artifact of its own;
     - ``stream``: forward model tokens as artifact chunks (default: ``crew.stream``);
     - ``max_feedback_rounds``: revisions per human-input task before its answer is final;
@@ -189,13 +221,8 @@ class CrewAgent(AgentExecutor):
         max_paused: int = DEFAULT_MAX_PAUSED,
         output_dir: str | os.PathLike[str] | None = None,
     ) -> None:
-        if _is_crew(crew_or_agent):
-            self.is_crew = True
-        elif _is_agent(crew_or_agent):
-            self.is_crew = False
-        else:
-            kind = type(crew_or_agent).__name__
-            raise TypeError(f"CrewAgent serves a crewai.Crew or crewai.Agent, not {kind}")
+        self.kind = _kind(crew_or_agent)
+        self.is_crew = self.kind == "crew"
         if max_parallel < 1:
             raise ValueError("max_parallel must be at least 1")
         if max_feedback_rounds < 1:
@@ -203,19 +230,37 @@ class CrewAgent(AgentExecutor):
         if max_paused < 1:
             raise ValueError("max_paused must be at least 1")
         self.target = crew_or_agent
-        self.name = name or default_name(crew_or_agent)
-        self.description = description or default_description(crew_or_agent)
-        self.expected_inputs = placeholders(crew_or_agent)
+        flow = self.kind == "flow"
+        self.name = name or (flow_name if flow else default_name)(crew_or_agent)
+        self.description = description or (flow_description if flow else default_description)(
+            crew_or_agent
+        )
+        if flow:
+            check_flow(crew_or_agent)
+            self.expected_inputs = list(state_fields(crew_or_agent) or [])
+            text_input = flow_text_input(crew_or_agent, inputs_key)
+        else:
+            self.expected_inputs = placeholders(crew_or_agent)
+            text_input = inputs_key
         self.skills = list(
             skills
             if skills is not None
-            else [default_skill(crew_or_agent, self.name, self.description, self.expected_inputs)]
+            else [
+                default_skill(
+                    crew_or_agent, self.name, self.description, self.expected_inputs, text_input
+                )
+            ]
         )
         self.version = version
         self.max_parallel = max_parallel
         self.inputs_key = inputs_key
         self.per_task_artifacts = per_task_artifacts
-        self.stream = bool(getattr(crew_or_agent, "stream", False)) if stream is None else stream
+        if flow:  # a flow answers with its last step's value; stream=True would change kickoff
+            self.stream = False
+        else:
+            self.stream = (
+                bool(getattr(crew_or_agent, "stream", False)) if stream is None else stream
+            )
         self.max_feedback_rounds = max_feedback_rounds
         self.input_timeout = input_timeout
         self.file_policy = file_policy
@@ -314,6 +359,14 @@ class CrewAgent(AgentExecutor):
             return str(exc)
         run.files = files
         listing = files.listing() if files else None
+        if self.kind == "flow":
+            inputs = flow_inputs(context.message, self.target, self.inputs_key, listing)
+            if isinstance(inputs, str):
+                files.cleanup()
+                return inputs
+            flow = run.flow = new_flow(self.target)
+            flow.stream = False
+            return lambda: FlowOutput.of(flow, flow.kickoff(inputs=inputs))
         if self.is_crew:
             plan = crew_inputs(context.message, self.expected_inputs, self.inputs_key, listing)
             if plan.missing:
@@ -368,6 +421,8 @@ class CrewAgent(AgentExecutor):
             await updater.fail(kickoff)
             return
         _events.install()
+        if self.kind == "flow":
+            install_providers()
         if telemetry.enabled():
             install_tracing()
         slot = self._slot()

@@ -1,4 +1,5 @@
-"""The ``a2a_core`` plugin: ``serve(crew)`` and ``a2a serve module:crew`` find CrewAI objects.
+"""The ``a2a_core`` plugin: ``serve(crew)`` and ``a2a serve module:crew`` find CrewAI objects
+(crews, agents, and flows: a ``Flow`` instance or subclass).
 
 Registered as the ``crewai`` entry point of the ``a2a_core`` group. Importing
 this module does not import CrewAI (every A2A server loads its plugins at
@@ -44,12 +45,14 @@ _PACKAGES = frozenset({"crewai", "a2a_crewai"})
 
 
 def _from_crewai(agent: object) -> bool:
-    """Whether a class in the object's hierarchy comes from CrewAI (or this package)."""
-    return any(cls.__module__.split(".", 1)[0] in _PACKAGES for cls in type(agent).__mro__)
+    """Whether a class in the object's hierarchy (or the class's, for a class such as a
+    ``Flow`` subclass) comes from CrewAI (or this package)."""
+    classes = agent.__mro__ if isinstance(agent, type) else type(agent).__mro__
+    return any(cls.__module__.split(".", 1)[0] in _PACKAGES for cls in classes)
 
 
 class CrewAIAdapter:
-    """The ``crewai`` agent adapter: a ``Crew``, an ``Agent`` or a ready ``CrewAgent``."""
+    """The ``crewai`` agent adapter: a ``Crew``, ``Agent``, ``Flow`` or ready ``CrewAgent``."""
 
     def adapt(self, agent: Any, options: Mapping[str, Any]) -> ResolvedAgent:
         from .executor import CrewAgent
@@ -72,9 +75,10 @@ def a2a_adapt_agent(agent: Any, options: Mapping[str, Any]) -> ResolvedAgent | N
     from crewai import Crew
     from crewai.agents.agent_builder.base_agent import BaseAgent
 
+    from ._flows import is_flow
     from .executor import CrewAgent
 
-    if isinstance(agent, Crew | BaseAgent | CrewAgent):
+    if isinstance(agent, Crew | BaseAgent | CrewAgent) or is_flow(agent):
         return CrewAIAdapter().adapt(agent, options)
     return None
 

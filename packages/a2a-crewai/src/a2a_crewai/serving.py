@@ -1,4 +1,4 @@
-"""Serve a crew or agent over HTTP: the one-call entry points.
+"""Serve a crew, agent or flow over HTTP: the one-call entry points.
 
 ``serve(crew)`` wraps it in a ``CrewAgent`` and runs the core's server
 (``a2a_core.server.serve``) until interrupted; ``serve_async`` does the same
@@ -68,7 +68,7 @@ def serve(
     port: int = 8000,
     **options: Any,
 ) -> None:
-    """Serve a ``Crew``, an ``Agent`` or a ``CrewAgent`` until interrupted (Ctrl+C).
+    """Serve a ``Crew``, an ``Agent``, a ``Flow`` or a ``CrewAgent`` until interrupted (Ctrl+C).
 
     ``max_parallel``, ``inputs_key``, ``per_task_artifacts``, ``stream``,
     ``max_feedback_rounds``, ``input_timeout``, ``max_paused`` and ``version`` configure the

@@ -24,7 +24,7 @@ only a cancel of the local task stops the crew. ``A2ATool`` runs sync
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from a2a_core import telemetry
@@ -170,42 +170,72 @@ def _private_folder() -> str:
     return _FOLDER[0]
 
 
+DEFAULT_TIMEOUT = 300.0
+"""Seconds one tool call may take by default, the remote work included."""
+DEFAULT_MAX_ANSWER_CHARS = 20_000
+"""Longest answer (characters) a tool gives the model by default; longer ones are cut."""
+
+
+def _url_of(card: AgentCard | None, client: A2AClient | None) -> str | None:
+    if client is not None and client.interface is not None:
+        return client.interface.url
+    if card is not None and card.supported_interfaces:
+        return card.supported_interfaces[0].url
+    return None
+
+
 def remote_agent_tool(
-    url: str,
+    url: str | None = None,
     *,
+    card: AgentCard | None = None,
+    client: A2AClient | None = None,
     name: str | None = None,
     description: str | None = None,
-    card: AgentCard | None = None,
     headers: Mapping[str, str] | None = None,
-    timeout: float = 300.0,
-    max_answer_chars: int = 20_000,
-    client: A2AClient | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
+    passthrough: bool = False,
+    file_roots: Sequence[str] = (),
+    save_dir: str | None = None,
     **connect_options: Any,
 ) -> A2ATool:
     """A CrewAI tool for the A2A agent at ``url`` (its card is fetched now, unless given).
 
-    - ``name`` / ``description``: override what the card says (your own text
-      is trusted and used as is);
+    The same names as ``a2a_langchain.remote_agent_tool``:
+
+    - ``url``: where the agent is; ``card``: its card, when already in hand (not
+      fetched again; its URL serves when ``url`` is left out); ``client``: a
+      connected ``A2AClient`` to use (on the tool's private loop only: prefer ``url``);
+    - ``name`` / ``description``: your own text instead of the card's (trusted, used as is);
     - ``headers``: sent with every request (e.g. ``{"Authorization": "Bearer ..."}``);
     - ``timeout``: seconds one call may take, the remote work included;
     - ``max_answer_chars``: longer answers are cut;
-    - ``client``: a connected ``A2AClient`` to use instead (on the tool's
-      private loop only: prefer ``url``);
     - ``passthrough=True``: forward the token of the A2A request the served
       crew answers (the end user's) instead of the tool's own ``auth``; a call
       without one is refused (see docs/security.md);
+    - ``file_roots``: folders whose files the model may send (besides the files
+      the served request received);
+    - ``save_dir``: where files the agent answers are saved (default: a private
+      temporary folder);
     - other keywords go to ``A2AClient.connect`` (``card_url``, ``auth``,
       ``preferred_bindings``...).
     """
+    where = url or _url_of(card, client)
+    if where is None:
+        raise TypeError("remote_agent_tool() needs the agent's url (or card= or client=)")
     if telemetry.enabled():
         install_tracing()  # the crew's tool span becomes the A2A call's parent
     remote = RemoteAgent(
-        url,
+        where,
         card=card,
         headers=headers,
         timeout=timeout,
         max_answer_chars=max_answer_chars,
         client=client,
+        passthrough=passthrough,
         **connect_options,
     )
-    return A2ATool.from_remote(remote, name=name, description=description)
+    tool = A2ATool.from_remote(remote, name=name, description=description)
+    tool.file_roots = tuple(file_roots)
+    tool.save_dir = save_dir
+    return tool

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import warnings
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Annotated, Any, Literal, cast
 
@@ -353,58 +354,151 @@ def _build(
     )
 
 
+DEFAULT_TIMEOUT = 300.0
+"""Seconds one tool call may take by default, the remote work included."""
+DEFAULT_MAX_ANSWER_CHARS = 20_000
+"""Longest answer (characters) a tool gives the model by default; longer ones are cut."""
+
+Target = str | AgentCard | A2AClient
+
+
+def _where(
+    url: Any, card: AgentCard | None, client: A2AClient | None, target: Any, caller: str
+) -> tuple[Target, AgentCard | None]:
+    """What the session talks to, and the card in hand; the old spellings still work,
+    with a ``DeprecationWarning`` (``target=``, a card or client given as the URL)."""
+    if target is not None:
+        warnings.warn(
+            f"{caller}(target=...) is deprecated: pass the agent's URL as url (the first "
+            "argument), a card in hand as card=, a connected client as client= "
+            "(the names a2a_crewai.remote_agent_tool uses too)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if url is not None:
+            raise TypeError(f"{caller}() got both url and target (the old name of url)")
+        url = target
+    if isinstance(url, AgentCard | A2AClient):
+        kind = "card" if isinstance(url, AgentCard) else "client"
+        warnings.warn(
+            f"passing {'an AgentCard' if kind == 'card' else 'an A2AClient'} as the first "
+            f"argument of {caller}() is deprecated: pass it as {kind}=",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if isinstance(url, AgentCard):
+            card = card or url
+        else:
+            client = client or url
+        url = None
+    if url is not None and client is not None:
+        raise TypeError(f"{caller}() takes url or client, not both")
+    where: Target | None = client or url or card
+    if where is None:
+        raise TypeError(f"{caller}() needs the agent's url (or card= or client=)")
+    return where, card
+
+
+def _session(
+    where: Target,
+    card: AgentCard | None,
+    headers: Mapping[str, str] | None,
+    connect: dict[str, Any],
+) -> RemoteAgentSession:
+    if headers:
+        connect["headers"] = dict(headers)
+    return RemoteAgentSession(where, card=card, **connect)
+
+
 def remote_agent_tool(
-    target: str | AgentCard,
+    url: str | None = None,
     *,
+    card: AgentCard | None = None,
+    client: A2AClient | None = None,
     name: str | None = None,
     description: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    max_answer_chars: int | None = DEFAULT_MAX_ANSWER_CHARS,
+    passthrough: bool = False,
+    file_roots: Sequence[str] = (),
     on_input_required: InputRequired = "return",
+    target: str | AgentCard | None = None,
     **options: Any,
 ) -> RemoteAgentTool:
-    """A tool for the agent at ``target`` (a URL, or its card), from sync code.
+    """A tool for the agent at ``url``, from sync code (its card is fetched now, unless given).
 
-    ``options`` are ``A2AClient.connect`` options (``headers``, ``auth``,
-    ``timeout``, ``preferred_bindings``...), ``RemoteAgentSession`` options
-    (``passthrough=True``: forward the caller's token, see the module doc) or
-    tool fields (``return_direct``, ``handle_tool_error``, ``text_events``).
-    From inside a running event loop use ``await aremote_agent_tool(...)``
-    (this one blocks to fetch the card).
+    The same names as ``a2a_crewai.remote_agent_tool``:
+
+    - ``url``: where the agent is; ``card``: its card, when already in hand (not
+      fetched again; its URL serves when ``url`` is left out); ``client``: a
+      connected ``A2AClient`` to use instead of ``url``;
+    - ``name`` / ``description``: your own text instead of the card's (trusted, used as is);
+    - ``headers``: sent with every request;
+    - ``timeout``: seconds one call may take, the remote work included (None: no bound);
+    - ``max_answer_chars``: longer answers are cut (None: never);
+    - ``passthrough=True``: forward the caller's token instead of the tool's own ``auth``
+      (see the module doc);
+    - ``file_roots``: folders whose files the model may send;
+    - ``on_input_required``: ``"return"`` the remote question to the model, or
+      ``"interrupt"`` the graph;
+    - other keywords: tool fields (``return_direct``, ``handle_tool_error``,
+      ``text_events``...) or ``A2AClient.connect`` options (``auth``,
+      ``preferred_bindings``, ``card_url``...).
+
+    ``target=`` (the old name of ``url``) still works, with a ``DeprecationWarning``.
+    From inside a running event loop use ``await aremote_agent_tool(...)`` (this one
+    blocks to fetch the card).
     """
+    where, card = _where(url, card, client, target, "remote_agent_tool")
     tool_fields, connect = _split_options(options)
-    session = RemoteAgentSession(target, **connect)
+    connect.update(timeout=timeout, max_answer_chars=max_answer_chars, passthrough=passthrough)
+    session = _session(where, card, headers, connect)
     try:
-        card = session.fetch_card_sync()
+        fetched = session.fetch_card_sync()
     except BaseException:
         session.close()
         raise
     return _build(
         session,
-        card,
+        fetched,
         name=name,
         description=description,
         on_input_required=on_input_required,
+        file_roots=tuple(file_roots),
         **tool_fields,
     )
 
 
 async def aremote_agent_tool(
-    target: str | AgentCard | A2AClient,
+    url: str | None = None,
     *,
+    card: AgentCard | None = None,
+    client: A2AClient | None = None,
     name: str | None = None,
     description: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,  # noqa: ASYNC109 - the tool's calls' bound
+    max_answer_chars: int | None = DEFAULT_MAX_ANSWER_CHARS,
+    passthrough: bool = False,
+    file_roots: Sequence[str] = (),
     on_input_required: InputRequired = "return",
+    target: str | AgentCard | A2AClient | None = None,
     **options: Any,
 ) -> RemoteAgentTool:
-    """``remote_agent_tool`` for async code; ``target`` may also be a connected ``A2AClient``."""
+    """``remote_agent_tool`` for async code (the same options)."""
+    where, card = _where(url, card, client, target, "aremote_agent_tool")
     tool_fields, connect = _split_options(options)
-    session = RemoteAgentSession(target, **connect)
-    card = await session.fetch_card()
+    connect.update(timeout=timeout, max_answer_chars=max_answer_chars, passthrough=passthrough)
+    session = _session(where, card, headers, connect)
+    fetched = await session.fetch_card()
     return _build(
         session,
-        card,
+        fetched,
         name=name,
         description=description,
         on_input_required=on_input_required,
+        file_roots=tuple(file_roots),
         **tool_fields,
     )
 
@@ -416,7 +510,6 @@ _TOOL_FIELDS = frozenset(
         "handle_validation_error",
         "text_events",
         "verbose",
-        "file_roots",
         "max_send_bytes",
     }
 )

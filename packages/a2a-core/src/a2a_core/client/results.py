@@ -37,7 +37,8 @@ def _task_text(task: Task) -> str:
     if task.status.state.is_interrupted and status_message is not None:
         return status_message.text  # the question is what the caller needs
     if task.artifacts:
-        texts = [_parts_text(a.parts) for a in task.artifacts]
+        answers = [a for a in task.artifacts if not a.intermediate] or task.artifacts
+        texts = [_parts_text(a.parts) for a in answers]
         joined = "\n".join(t for t in texts if t)
         if joined:
             return joined
@@ -53,7 +54,8 @@ def text_of(value: SendResult | Task | Message | Artifact | StreamEvent | None) 
     """The readable text of a result, task, message, artifact or event ("" if none).
 
     For a task: the question when it waits for input, else its artifacts'
-    text, else its status message, else the last agent message.
+    text (those the agent marked ``intermediate``, a step's output, left out
+    when others are there), else its status message, else the last agent message.
     """
     if value is None:
         return ""

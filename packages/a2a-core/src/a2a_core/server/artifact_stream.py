@@ -31,6 +31,7 @@ class ArtifactStream:
         "_updater",
         "artifact_id",
         "description",
+        "metadata",
         "name",
     )
 
@@ -41,11 +42,13 @@ class ArtifactStream:
         *,
         name: str | None = None,
         description: str | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> None:
         self._updater = updater
         self.artifact_id = artifact_id
         self.name = name if name is not None else artifact_id
         self.description = description
+        self.metadata = metadata
         self._held: list[Part] | None = None
         self._sent = False
         self._text: list[str] = []
@@ -109,6 +112,7 @@ class ArtifactStream:
             artifact_id=self.artifact_id,
             name=self.name,
             description=None if append else self.description,
+            metadata=None if append else self.metadata,
             append=append,
             last_chunk=last,
         )

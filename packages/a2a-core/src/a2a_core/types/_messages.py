@@ -22,6 +22,9 @@ from ._base import (
 from ._enums import Role, TaskState
 from ._ids import new_id
 
+INTERMEDIATE_KEY = "intermediate"
+"""The artifact metadata entry that marks a step's output (``true``), not the answer."""
+
 __all__ = [
     "Artifact",
     "Message",
@@ -128,6 +131,16 @@ class Artifact(A2AModel):
     parts: list[Part] = Field(min_length=1)
     metadata: Struct | None = opt()
     extensions: list[str] = Field(default_factory=list[str], exclude_if=is_empty)
+
+    @property
+    def intermediate(self) -> bool:
+        """Whether the agent marked this a step's output rather than the answer.
+
+        The mark is ``"intermediate": true`` in the artifact's metadata (a crew's
+        task outputs carry it): clients read the task's answer from the other
+        artifacts, and keep these for whoever wants the steps.
+        """
+        return self.metadata is not None and self.metadata.get(INTERMEDIATE_KEY) is True
 
     def extended(self, chunk: Artifact) -> Artifact:
         """This artifact with ``chunk`` appended (an ``append`` update applied).

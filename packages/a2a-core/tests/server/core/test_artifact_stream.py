@@ -114,3 +114,23 @@ async def test_data_chunks_stay_separate_parts(make_service: ServiceFactory) -> 
     seen, stored = await run(make_service, script)
     assert seen[-1] == ("total: ", False, True)
     assert stored == [Part(text="total: ")]
+
+
+async def test_metadata_goes_with_the_artifact_not_with_each_chunk(
+    make_service: ServiceFactory,
+) -> None:
+    async def agent(context: RequestContext, updater: TaskUpdater) -> None:
+        stream = ArtifactStream(updater, "step-1", metadata={"intermediate": True})
+        for chunk in ("a", "b", "c"):
+            await stream.write(chunk)
+        await stream.close()
+        await updater.complete()
+
+    service = make_service(agent)
+    events = [e async for e in await service.stream_message(send(), CALL)]
+    sent = [e for e in events if isinstance(e, TaskArtifactUpdateEvent)]
+    assert [u.artifact.metadata for u in sent] == [{"intermediate": True}, None, None]
+    assert isinstance(events[0], Task)
+    stored = await service.get_task(GetTaskRequest(id=events[0].id), CALL)
+    assert stored.artifacts[0].metadata == {"intermediate": True}
+    assert stored.artifacts[0].intermediate

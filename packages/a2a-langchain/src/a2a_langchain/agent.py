@@ -54,6 +54,7 @@ from ._convert import PROGRESS_KEY, data_text, jsonable, output_parts
 from ._files import DEFAULT_FILE_POLICY, FileBlocks, accept_files, with_files
 from ._input import InputMode, InputPlan, plan_input, unwrap
 from ._stream import EventMapper, ToolUpdates
+from ._sync import streamable
 from .tracing import OpenTelemetryCallbackHandler, has_handler
 
 __all__ = ["CONTEXT_KEY", "Conversation", "LangChainAgent", "a2a_context"]
@@ -197,7 +198,7 @@ class LangChainAgent(AgentExecutor):
         self.file_policy = file_policy
         self.file_blocks: FileBlocks = file_blocks
         self.url_policy = url_policy
-        self.runnable = runnable
+        self.runnable = streamable(runnable)
         self.graph = is_graph(runnable)
         self.plan: InputPlan = plan_input(runnable, input_mode, input_key)
         self.name = name or default_name(runnable)

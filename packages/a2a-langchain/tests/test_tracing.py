@@ -67,7 +67,7 @@ async def test_a_served_chain_is_traced_beside_the_users_callbacks(
     otel: InMemoryTelemetry,
 ) -> None:
     mine = Recorder()
-    async with running_server(_chain(), name="Desk", config={"callbacks": [mine]}) as srv:
+    async with running_server(_chain(), name="Desk", runnable_config={"callbacks": [mine]}) as srv:
         from a2a_core.client import A2AClient
 
         async with A2AClient.for_endpoint(srv.url) as client:
@@ -95,7 +95,7 @@ async def test_a_handler_already_given_is_not_doubled(
 
     monkeypatch.setattr(OpenTelemetryCallbackHandler, "_start", counting)
     config = {"callbacks": [OpenTelemetryCallbackHandler()]}
-    async with running_server(_chain(), name="Desk", config=config) as srv:
+    async with running_server(_chain(), name="Desk", runnable_config=config) as srv:
         from a2a_core.client import A2AClient
 
         async with A2AClient.for_endpoint(srv.url) as client:

@@ -67,6 +67,11 @@ class InputPlan:
     inputs: tuple[str, ...] = ()
     """dict mode: the fields the runnable requires (a prompt's variables), in order."""
 
+    @property
+    def takes_conversation(self) -> bool:
+        """Whether the input has a place for earlier turns (messages, a history field)."""
+        return self.mode == "messages" or self.history_key is not None
+
     def missing(self, value: Any) -> list[str]:
         """The required fields a built input lacks (a client must send them as data)."""
         if self.mode != "dict" or not isinstance(value, Mapping):

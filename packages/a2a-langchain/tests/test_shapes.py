@@ -18,12 +18,15 @@ import typing_extensions
 from a2a_core.client import A2AClient, text_of
 from a2a_core.types import TaskArtifactUpdateEvent, TaskState
 from a2a_langchain import LangChainAgent, running_server
+from langchain_core.messages import AIMessage
 from langchain_core.runnables import (
     RunnableGenerator,
     RunnableLambda,
     RunnablePassthrough,
 )
+from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
+from lc_fakes import ScriptedModel
 
 
 async def sdk_stream(url: str, text: str) -> tuple[list[str], str, int]:
@@ -208,3 +211,62 @@ async def test_a_dict_literal_with_a_passthrough_takes_the_message() -> None:
         assert "root" not in client.card.skills[0].description
         reply = await client.send("hello")
     assert reply.text == "hello has 5 letters"
+
+
+# -- outputs -------------------------------------------------------------------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
+
+
+def render_chart(text: str) -> bytes:
+    """Draws a chart of the request (a PNG)."""
+    return PNG
+
+
+async def test_outputs_none_bytes_and_tool_calls_are_meaningful() -> None:
+    model = ScriptedModel(
+        script=[
+            AIMessage(
+                content="",
+                tool_calls=[{"name": "get_weather", "args": {"city": "Paris"}, "id": "c1"}],
+            )
+        ]
+        * 2
+    )
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        return f"Sunny in {city}"
+
+    cases: list[tuple[Any, bool]] = [
+        (RunnableLambda(print), True),
+        (RunnableLambda(render_chart), True),
+        (model.bind_tools([get_weather]), True),
+        (RunnableLambda(print), False),
+        (RunnableLambda(render_chart), False),
+        (model.bind_tools([get_weather]), False),
+    ]
+    replies: list[Any] = []
+    for runnable, stream in cases:
+        async with (
+            running_server(runnable, stream=stream) as server,
+            await A2AClient.connect(server.url) as client,
+        ):
+            reply = await client.send("weather in Paris?")
+        assert reply.state is TaskState.COMPLETED
+        assert reply.task is not None
+        replies.append(reply)
+    for offset in (0, 3):
+        nothing, chart, calls = replies[offset : offset + 3]
+        assert nothing.task.artifacts == []
+        assert nothing.text == "The agent finished without an answer."
+        [file_part] = [p for a in chart.task.artifacts for p in a.parts]
+        assert file_part.raw == PNG
+        assert file_part.media_type == "image/png"
+        assert file_part.filename == "result.png"
+        parts = [p for a in calls.task.artifacts for p in a.parts]
+        assert parts[0].text == "The agent asks to call: get_weather"
+        assert parts[1].data == {
+            "tool_calls": [{"name": "get_weather", "args": {"city": "Paris"}, "id": "c1"}]
+        }

@@ -83,6 +83,8 @@ MOVED_ON_TEXT = (
     "again as a new task."
 )
 
+NO_ANSWER_TEXT = "The agent finished without an answer."
+
 _QUESTION_KEYS = ("question", "prompt", "message", "text", "query", "content")
 
 
@@ -415,6 +417,9 @@ class LangChainAgent(AgentExecutor):
             await updater.require_input(_question(updater, mapper.interrupts))
             return
         await mapper.answer.close(with_files(output_parts(output), mapper.files))
+        if not mapper.answer.written:
+            # ``None`` (or an empty output): say so rather than complete with nothing.
+            await updater.complete(updater.new_agent_message([Part(text=NO_ANSWER_TEXT)]))
 
 
 class _LostPause:

@@ -207,8 +207,7 @@ def _check_manager_config(config: object) -> None:
             "; a LangChain RunnableConfig (callbacks, tags, recursion_limit...) is runnable_config="
         )
     raise TypeError(
-        f"config= takes the task manager's a2a_core.server.ManagerConfig, "
-        f"not {kind}{hint}"
+        f"config= takes the task manager's a2a_core.server.ManagerConfig, not {kind}{hint}"
     )
 
 

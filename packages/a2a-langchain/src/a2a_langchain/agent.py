@@ -55,6 +55,7 @@ from ._card import output_modes as default_output_modes
 from ._checkpoint import CheckpointerURL, with_checkpointer
 from ._convert import PROGRESS_KEY, data_text, jsonable, output_parts
 from ._files import DEFAULT_FILE_POLICY, FileBlocks, accept_files, with_files
+from ._hitl import NotAllowedError, hitl_resume, hitl_text, is_hitl
 from ._input import InputMode, InputPlan, plan_input, unwrap
 from ._memory import Conversation, history_keys, own_memory
 from ._stream import EventMapper, ToolUpdates
@@ -108,6 +109,8 @@ def _skill(value: AgentSkill | Mapping[str, Any]) -> AgentSkill:
 def _interrupt_text(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if is_hitl(value):
+        return hitl_text(cast(Mapping[str, Any], value))
     if isinstance(value, Mapping):
         mapping = cast(Mapping[str, Any], value)
         for key in _QUESTION_KEYS:
@@ -323,7 +326,10 @@ class LangChainAgent(AgentExecutor):
             state = await graph.aget_state(config)
             pending = list(getattr(state, "interrupts", ()) or ())
             if pending:
-                return _resume(pending, message)
+                try:
+                    return _resume(pending, message)
+                except NotAllowedError as exc:
+                    return _Reask(str(exc), pending)
             if _asked_by_interrupt(context):
                 # Running the graph now would start it over: say why it cannot resume.
                 saved = getattr(state, "created_at", None) is not None
@@ -384,6 +390,9 @@ class LangChainAgent(AgentExecutor):
         if isinstance(value, _LostPause):
             await updater.fail(value.text)
             return
+        if isinstance(value, _Reask):
+            await updater.require_input(_question(updater, value.pending, value.text))
+            return
         missing = self.plan.missing(value)
         if missing:
             await updater.fail(missing_inputs_text("agent", missing))
@@ -422,6 +431,16 @@ class LangChainAgent(AgentExecutor):
             await updater.complete(updater.new_agent_message([Part(text=NO_ANSWER_TEXT)]))
 
 
+class _Reask:
+    """A reply the paused graph cannot take (a decision its middleware does not allow)."""
+
+    __slots__ = ("pending", "text")
+
+    def __init__(self, text: str, pending: Sequence[Any]) -> None:
+        self.text = text
+        self.pending = pending
+
+
 class _LostPause:
     """A paused task whose graph state is not here: why it cannot be resumed."""
 
@@ -441,9 +460,10 @@ def _asked_by_interrupt(context: RequestContext) -> bool:
     return False
 
 
-def _question(updater: TaskUpdater, interrupts: Sequence[Any]) -> Message:
-    """The input-required message: each interrupt's text, and its value as data."""
-    parts: list[Part] = []
+def _question(updater: TaskUpdater, interrupts: Sequence[Any], note: str = "") -> Message:
+    """The input-required message: each interrupt's text, and its value as data
+    (``note``: why the previous reply could not be taken)."""
+    parts: list[Part] = [Part(text=note)] if note else []
     ids: list[str] = []
     for interrupt in interrupts:
         value = getattr(interrupt, "value", interrupt)
@@ -466,15 +486,24 @@ def _resume_value(message: Message) -> Any:
     return message.text
 
 
+def _answer_for(interrupt: Any, message: Message) -> Any:
+    """What one interrupt is resumed with: a human-in-the-loop middleware decision
+    (``_hitl``), else the reply's data or text."""
+    value = getattr(interrupt, "value", None)
+    if is_hitl(value):
+        return hitl_resume(cast(Mapping[str, Any], value), message)
+    return _resume_value(message)
+
+
 def _resume(pending: Sequence[Any], message: Message) -> Any:
     from langgraph.types import Command
 
-    value: Any = _resume_value(message)
     if len(pending) == 1:
-        return Command(resume=value)
+        return Command(resume=_answer_for(pending[0], message))
     ids = [str(getattr(i, "id", "")) for i in pending]
+    value: Any = _resume_value(message)
     keyed = cast(Mapping[str, Any], value) if isinstance(value, Mapping) else None
     if keyed is not None and set(keyed) >= set(ids):
         return Command(resume=keyed)
-    resume: dict[str, Any] = dict.fromkeys(ids, cast(Any, value))
+    resume = {i: _answer_for(p, message) for i, p in zip(ids, pending, strict=True)}
     return Command(resume=resume)

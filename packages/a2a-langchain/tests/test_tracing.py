@@ -24,6 +24,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import FakeListChatModel
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnableConfig
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind
 
@@ -94,7 +95,7 @@ async def test_a_handler_already_given_is_not_doubled(
         original(self, run_id, *args)
 
     monkeypatch.setattr(OpenTelemetryCallbackHandler, "_start", counting)
-    config = {"callbacks": [OpenTelemetryCallbackHandler()]}
+    config: RunnableConfig = {"callbacks": [OpenTelemetryCallbackHandler()]}
     async with running_server(_chain(), name="Desk", runnable_config=config) as srv:
         from a2a_core.client import A2AClient
 

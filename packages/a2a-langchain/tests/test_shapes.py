@@ -143,6 +143,15 @@ async def test_a_runnable_generator_over_a_sync_transform_streams() -> None:
         assert sdk_state == "TASK_STATE_COMPLETED"
 
 
+async def test_a_sync_generator_inside_a_dict_literal_runs() -> None:
+    chain = {
+        "words": RunnableLambda(split_into_words),
+        "original": RunnablePassthrough(),
+    } | RunnableLambda[dict[str, Any], str](lambda d: f"{d['words']}/ {d['original']}")
+    async with running_server(chain) as server, await A2AClient.connect(server.url) as client:
+        assert (await client.send("a b c")).text == "a b c / a b c"
+
+
 # -- LangGraph graphs ----------------------------------------------------------------------
 
 

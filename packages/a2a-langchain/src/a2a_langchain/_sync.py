@@ -90,5 +90,5 @@ def streamable(runnable: Runnable[Any, Any], depth: int = 0) -> Runnable[Any, An
         branches = {k: streamable(v, depth + 1) for k, v in runnable.steps__.items()}
         if all(branches[k] is v for k, v in runnable.steps__.items()):
             return runnable
-        return RunnableParallel(cast(Any, branches), name=cast(Any, runnable.name))
+        return runnable.model_copy(update={"steps__": branches})
     return runnable

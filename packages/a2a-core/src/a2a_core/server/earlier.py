@@ -3,9 +3,10 @@
 The contextId is the conversation: a follow-up in the same context is a new
 task, and an agent that takes a conversation (a chat model, a CrewAI agent)
 should see what was said before. ``EarlierTurns`` reads the context's earlier
-tasks from the task store (scoped to the caller, like every read) and gives
-each as its user messages followed by its answer (the artifacts' parts, else
-the final status message): the agent's progress and questions are left out.
+completed tasks from the task store (scoped to the caller, like every read) and
+gives each as its user messages followed by its answer (the artifacts' parts,
+else the final status message): the agent's progress and questions are left
+out, and so are tasks that failed, were canceled or are still open.
 It is bounded: at most ``limit`` messages, the newest kept.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..stores import TaskQuery, TaskStore
-from ..types import Message, Part, Role, Task
+from ..types import Message, Part, Role, Task, TaskState
 
 __all__ = ["EarlierTurns", "task_turns"]
 
@@ -59,6 +60,10 @@ class EarlierTurns:
             TaskQuery(context_id=self._context_id, page_size=min(limit, _MAX_TASKS)),
             self._owner,
         )
-        earlier: Sequence[Task] = [t for t in reversed(page.tasks) if t.id != self._task_id]
+        earlier: Sequence[Task] = [
+            t
+            for t in reversed(page.tasks)
+            if t.id != self._task_id and t.status.state is TaskState.COMPLETED
+        ]
         messages = [m for task in earlier for m in task_turns(task)]
         return messages[-limit:]

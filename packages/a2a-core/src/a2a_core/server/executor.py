@@ -61,8 +61,9 @@ class RequestContext:
     """Loads the context's earlier turns (``earlier_turns``; None: not available)."""
 
     async def earlier_turns(self, limit: int) -> list[Message]:
-        """The context's earlier tasks, oldest first, as conversation turns: each task's
-        user messages and its answer, at most ``limit`` messages (the newest kept).
+        """The context's earlier completed tasks, oldest first, as conversation turns:
+        each task's user messages and its answer, at most ``limit`` messages (the
+        newest kept).
 
         Agents that hold a conversation across the tasks of a context (a chat model
         without memory of its own) read it; see ``server.earlier``.

@@ -1,7 +1,7 @@
 """``RequestContext.earlier_turns``: the context's earlier tasks as conversation turns.
 
 Each earlier task is its user messages and its answer (the artifacts' parts),
-oldest first; the newest ``limit`` messages are kept; the caller's scope holds
+oldest first (only completed tasks); the newest ``limit`` messages are kept; the caller's scope holds
 (another principal's tasks in the same context are not seen).
 """
 
@@ -23,6 +23,9 @@ class Recorder:
         if context.text == "ask":
             await updater.require_input("What else?")
             return None
+        if context.text == "fail":
+            await updater.fail("It broke.")
+            return None
         turns = await context.earlier_turns(self.limit)
         self.seen.append([(m.role, m.text) for m in turns])
         return f"echo: {context.text}"
@@ -31,10 +34,10 @@ class Recorder:
 async def test_earlier_tasks_of_the_context_are_turns(make_service: ServiceFactory) -> None:
     agent = Recorder()
     service = make_service(agent)
-    for text in ("one", "two", "three"):
+    for text in ("one", "fail", "two", "three"):
         done = await service.send_message(send(text, context_id="ctx-e"), CALL)
         assert isinstance(done, Task)
-        assert done.status.state is TaskState.COMPLETED
+        assert done.status.state is (TaskState.FAILED if text == "fail" else TaskState.COMPLETED)
     await service.send_message(send("elsewhere", context_id="ctx-other"), CALL)
     assert agent.seen[0] == []
     assert agent.seen[2] == [
@@ -43,7 +46,7 @@ async def test_earlier_tasks_of_the_context_are_turns(make_service: ServiceFacto
         (Role.USER, "two"),
         (Role.AGENT, "echo: two"),
     ]
-    assert agent.seen[3] == []  # another context
+    assert agent.seen[3] == []  # another context; the failed task is no turn at all
 
 
 async def test_earlier_turns_are_bounded_and_scoped(make_service: ServiceFactory) -> None:

@@ -1,8 +1,8 @@
 """``RequestContext.earlier_turns``: the context's earlier tasks as conversation turns.
 
-Each earlier task is its user messages and its answer (the artifacts' parts),
-oldest first (only completed tasks); the newest ``limit`` messages are kept; the caller's scope holds
-(another principal's tasks in the same context are not seen).
+Each earlier completed task is its user messages and its answer (the artifacts'
+parts), oldest first; the newest ``limit`` messages are kept; the caller's scope
+holds (another principal's tasks in the same context are not seen).
 """
 
 from __future__ import annotations

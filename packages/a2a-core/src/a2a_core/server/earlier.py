@@ -56,14 +56,14 @@ class EarlierTurns:
         """At most ``limit`` messages of the context's earlier tasks, oldest first."""
         if limit <= 0:
             return []
-        page = await self._store.list(
-            TaskQuery(context_id=self._context_id, page_size=min(limit, _MAX_TASKS)),
-            self._owner,
+        # A completed task gives two messages or more: read no more tasks than that needs
+        # (each is decoded from the store), plus the current one should it be completed.
+        query = TaskQuery(
+            context_id=self._context_id,
+            state=TaskState.COMPLETED,
+            page_size=min((limit + 1) // 2 + 1, _MAX_TASKS),
         )
-        earlier: Sequence[Task] = [
-            t
-            for t in reversed(page.tasks)
-            if t.id != self._task_id and t.status.state is TaskState.COMPLETED
-        ]
+        page = await self._store.list(query, self._owner)
+        earlier: Sequence[Task] = [t for t in reversed(page.tasks) if t.id != self._task_id]
         messages = [m for task in earlier for m in task_turns(task)]
         return messages[-limit:]

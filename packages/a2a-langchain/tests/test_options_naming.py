@@ -9,6 +9,7 @@ setting: a mapping given there is an error naming ``runnable_config``.
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 from typing import Any
 
 import a2a_core.server.serve as core_serve
@@ -84,3 +85,14 @@ def test_serve_entry_points_have_typed_agent_options() -> None:
         assert parameters["runnable_config"].annotation != "Any"
     # The plugin passes the same names on (``a2a serve -o NAME=...``, core ``serve``).
     assert agent_options == set(AGENT_OPTIONS)
+
+
+def test_a_serve_o_config_mapping_names_runnable_config(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from a2a_core.cli import main
+
+    target = f"{Path(__file__).parent / 'lc_cli_agent.py'}:chain"
+    code = main(["serve", target, "--port", "0", "-o", 'config={"tags": ["x"]}'])
+    assert code == 2
+    assert "is runnable_config=" in capsys.readouterr().err

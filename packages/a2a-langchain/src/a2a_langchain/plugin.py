@@ -58,6 +58,11 @@ A2A_OPTIONS = AGENT_OPTIONS
 
 def agent_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The ``LangChainAgent`` keyword arguments among server ``options``."""
+    if isinstance(options.get("config"), Mapping):  # `a2a serve -o config={...}`
+        raise TypeError(
+            "config= is the task manager's ManagerConfig; a LangChain RunnableConfig "
+            "(callbacks, tags, recursion_limit...) is runnable_config="
+        )
     return {k: v for k, v in options.items() if k in AGENT_OPTIONS and v is not None}
 
 

@@ -1,6 +1,7 @@
 """Deterministic, offline LangChain pieces for the a2a-langchain tests.
 
 - ``EchoChatModel``: answers ``prefix + <last human text>``, streaming word by word;
+- ``RecallChatModel``: answers with every human text it was given (what it remembers);
 - ``ToolLoopModel``: asks for ``tool_name`` with the last human text, then answers
   with the tool's result (streamed), the shape of a real tool-calling agent turn;
 - ``ScriptedModel``: replays a list of messages (tool calls included), streaming text;
@@ -101,6 +102,14 @@ class EchoChatModel(_StreamingFake):
 
     def reply(self, messages: Sequence[BaseMessage]) -> AIMessage:
         return AIMessage(content=self.prefix + last_human(messages))
+
+
+class RecallChatModel(_StreamingFake):
+    """Answers with every human message it was given, joined by `` | `` (what it remembers)."""
+
+    def reply(self, messages: Sequence[BaseMessage]) -> AIMessage:
+        heard = [m.text for m in messages if isinstance(m, HumanMessage)]
+        return AIMessage(content="heard: " + " | ".join(heard))
 
 
 class FailingChatModel(_StreamingFake):

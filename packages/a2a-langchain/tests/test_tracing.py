@@ -24,6 +24,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import FakeListChatModel
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnableConfig
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind
 
@@ -67,7 +68,7 @@ async def test_a_served_chain_is_traced_beside_the_users_callbacks(
     otel: InMemoryTelemetry,
 ) -> None:
     mine = Recorder()
-    async with running_server(_chain(), name="Desk", config={"callbacks": [mine]}) as srv:
+    async with running_server(_chain(), name="Desk", runnable_config={"callbacks": [mine]}) as srv:
         from a2a_core.client import A2AClient
 
         async with A2AClient.for_endpoint(srv.url) as client:
@@ -94,8 +95,8 @@ async def test_a_handler_already_given_is_not_doubled(
         original(self, run_id, *args)
 
     monkeypatch.setattr(OpenTelemetryCallbackHandler, "_start", counting)
-    config = {"callbacks": [OpenTelemetryCallbackHandler()]}
-    async with running_server(_chain(), name="Desk", config=config) as srv:
+    config: RunnableConfig = {"callbacks": [OpenTelemetryCallbackHandler()]}
+    async with running_server(_chain(), name="Desk", runnable_config=config) as srv:
         from a2a_core.client import A2AClient
 
         async with A2AClient.for_endpoint(srv.url) as client:

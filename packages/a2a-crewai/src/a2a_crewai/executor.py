@@ -35,7 +35,7 @@ import logging
 import os
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from a2a_core import telemetry
 from a2a_core.adapters import ResolvedAgent
@@ -44,7 +44,7 @@ from a2a_core.files import FilePolicy, FileRefusedError
 from a2a_core.server import AgentExecutor, ArtifactStream, RequestContext, TaskUpdater
 from a2a_core.server.leases import new_instance_id
 from a2a_core.server.named_inputs import missing_inputs_text
-from a2a_core.types import AgentSkill, Part, TaskState
+from a2a_core.types import AgentSkill, Message, Part, TaskState
 
 from . import _events
 from ._card import INPUT_MODES, OUTPUT_MODES, default_description, default_name, default_skill
@@ -198,6 +198,10 @@ class CrewAgent(AgentExecutor):
       copy): beyond it new requests are refused with a retryable ``ServerBusyError``
       (reason ``paused_crews_full``), and a crew that would pause anyway fails its task
       saying so. Answering or canceling a waiting task frees its place.
+    - ``conversation`` (a single ``Agent``): ``"context"`` (default) gives the agent
+      the context's earlier turns, at most ``history_limit`` messages, before the
+      task's own, so a follow-up in the same context is understood; ``"task"``
+      gives only the task's messages. A crew takes inputs, not a conversation.
     """
 
     starts_task_at_once = True  # every kickoff is a task: streams announce it before it runs
@@ -220,6 +224,8 @@ class CrewAgent(AgentExecutor):
         file_tool: bool = True,
         max_paused: int = DEFAULT_MAX_PAUSED,
         output_dir: str | os.PathLike[str] | None = None,
+        conversation: Literal["context", "task"] = "context",
+        history_limit: int = 40,
     ) -> None:
         self.kind = _kind(crew_or_agent)
         self.is_crew = self.kind == "crew"
@@ -229,6 +235,12 @@ class CrewAgent(AgentExecutor):
             raise ValueError("max_feedback_rounds must be at least 1")
         if max_paused < 1:
             raise ValueError("max_paused must be at least 1")
+        if conversation not in ("context", "task"):
+            raise ValueError(f"conversation must be context or task, not {conversation!r}")
+        if history_limit < 0:
+            raise ValueError(f"history_limit must be 0 or more, not {history_limit}")
+        self.conversation = conversation
+        self.history_limit = history_limit
         self.target = crew_or_agent
         flow = self.kind == "flow"
         self.name = name or (flow_name if flow else default_name)(crew_or_agent)
@@ -351,8 +363,11 @@ class CrewAgent(AgentExecutor):
             slot = self._slots[loop] = asyncio.Semaphore(self.max_parallel)
         return slot
 
-    def _kickoff(self, run: CrewRun, context: RequestContext) -> Callable[[], Any] | str:
-        """The call that runs a fresh copy for this request, or why it cannot run."""
+    def _kickoff(
+        self, run: CrewRun, context: RequestContext, earlier: Sequence[Message] = ()
+    ) -> Callable[[], Any] | str:
+        """The call that runs a fresh copy for this request, or why it cannot run
+        (``earlier``: the context's earlier turns, for a single agent)."""
         try:
             files = receive_files(context.message, self.file_policy)
         except FileRefusedError as exc:
@@ -393,7 +408,7 @@ class CrewAgent(AgentExecutor):
             if native is not None:
                 return lambda: copy.kickoff(inputs=inputs, input_files=native)
             return lambda: copy.kickoff(inputs=inputs)
-        messages = chat_messages(context.task.history, context.message, listing)
+        messages = chat_messages([*earlier, *context.task.history], context.message, listing)
         if not messages:
             return "Send a message with some text for the agent to work on"
         agent = self.target.copy()
@@ -416,7 +431,12 @@ class CrewAgent(AgentExecutor):
             max_feedback_rounds=self.max_feedback_rounds,
             credential=context.credential,
         )
-        kickoff = self._kickoff(run, context)
+        earlier = (
+            await context.earlier_turns(self.history_limit)
+            if not self.is_crew and self.conversation == "context"
+            else []
+        )
+        kickoff = self._kickoff(run, context, earlier)
         if isinstance(kickoff, str):
             await updater.fail(kickoff)
             return

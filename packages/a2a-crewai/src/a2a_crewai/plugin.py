@@ -37,6 +37,8 @@ ADAPTER_OPTIONS = (
     "file_tool",
     "output_dir",
     "max_paused",
+    "conversation",
+    "history_limit",
     "skills",
 )
 A2A_OPTIONS = ADAPTER_OPTIONS

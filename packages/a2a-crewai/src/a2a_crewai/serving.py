@@ -50,6 +50,8 @@ _ADAPTER_KEYS = (
     "file_tool",
     "output_dir",
     "max_paused",
+    "conversation",
+    "history_limit",
 )
 
 

@@ -50,10 +50,19 @@ def _run_name(runnable: Runnable[Any, Any]) -> str | None:
             current = current.bound
         else:
             break
-    name = current.name
-    if isinstance(current, RunnableLambda):
-        name = current.get_name()
-    if name and name not in _GENERIC_NAMES and not name.startswith("Runnable"):
+    # A compiled graph keeps ``with_config(run_name=...)`` in its own config, not a binding.
+    own = getattr(current, "config", None)
+    if isinstance(own, Mapping):
+        name = cast(Mapping[str, Any], own).get("run_name")
+        if isinstance(name, str) and name:
+            return name
+    # A ``RunnableLambda`` of a lambda has no ``name`` attribute at all.
+    name = (
+        current.get_name()
+        if isinstance(current, RunnableLambda)
+        else getattr(current, "name", None)
+    )
+    if name and name not in _GENERIC_NAMES and not name.startswith(("Runnable", "<")):
         return name
     return None
 

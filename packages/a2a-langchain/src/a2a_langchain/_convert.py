@@ -22,6 +22,8 @@ from pydantic import BaseModel
 
 __all__ = [
     "PROGRESS_KEY",
+    "answer_parts",
+    "bytes_part",
     "content_of",
     "data_text",
     "file_block",
@@ -235,6 +237,44 @@ def message_parts(message: BaseMessage) -> list[Part]:
     return parts
 
 
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png", "png"),
+    (b"\xff\xd8\xff", "image/jpeg", "jpg"),
+    (b"GIF8", "image/gif", "gif"),
+    (b"%PDF-", "application/pdf", "pdf"),
+    (b"PK\x03\x04", "application/zip", "zip"),
+)
+
+
+def bytes_part(raw: bytes) -> Part:
+    """Bytes as a file part, its media type read from the leading bytes when known."""
+    for magic, media, extension in _MAGIC:
+        if raw.startswith(magic):
+            return Part(raw=raw, media_type=media, filename=f"result.{extension}")
+    return Part(raw=raw, media_type="application/octet-stream", filename="result.bin")
+
+
+def answer_parts(message: BaseMessage) -> list[Part]:
+    """A message given as the answer: its parts, and the tool calls it asks for.
+
+    A model bound to tools and served without a loop answers with tool calls for
+    the caller to run: they come as a data part (``{"tool_calls": [...]}``), after
+    a line naming them when the message has no text of its own.
+    """
+    parts = message_parts(message)
+    calls = cast(list[Mapping[str, Any]], getattr(message, "tool_calls", None) or [])
+    if not calls:
+        return parts
+    if not any(p.text for p in parts):
+        names = ", ".join(str(c.get("name")) for c in calls)
+        parts.insert(0, Part(text=f"The agent asks to call: {names}"))
+    data = [
+        {"name": c.get("name"), "args": jsonable(c.get("args")), "id": c.get("id")} for c in calls
+    ]
+    parts.append(Part(data={"tool_calls": data}))
+    return parts
+
+
 def _last_answer(messages: Sequence[Any]) -> BaseMessage | None:
     """The answer in a conversation: its last message, unless the user spoke last."""
     if not messages:
@@ -248,7 +288,11 @@ def _last_answer(messages: Sequence[Any]) -> BaseMessage | None:
 def output_parts(output: Any) -> list[Part]:
     """A runnable's final output as parts.
 
-    - str: text; a message: its text (and image/file blocks);
+    - None: no parts (the agent says it finished without an answer);
+    - str: text; a message: its text (and image/file blocks), and the tool
+      calls it asks for as data (``answer_parts``);
+    - bytes: a file part (``bytes_part``: PNG, JPEG, GIF, PDF and ZIP recognised,
+      else ``application/octet-stream``);
     - a state with ``messages``: the last message, unless the user spoke last
       (a ``structured_response`` key adds a data part);
     - a list of messages: the last one;
@@ -259,7 +303,9 @@ def output_parts(output: Any) -> list[Part]:
     if isinstance(output, str):
         return [Part(text=output)] if output else []
     if isinstance(output, BaseMessage):
-        return message_parts(output)
+        return answer_parts(output)
+    if isinstance(output, bytes | bytearray):
+        return [bytes_part(bytes(output))] if output else []
     if isinstance(output, Mapping) and "messages" in output:
         state = cast(Mapping[str, Any], output)
         messages = state.get("messages")
@@ -267,7 +313,7 @@ def output_parts(output: Any) -> list[Part]:
         if isinstance(messages, Sequence) and not isinstance(messages, str):
             answer = _last_answer(cast(Sequence[Any], messages))
             if answer is not None:
-                parts.extend(message_parts(answer))
+                parts.extend(answer_parts(answer))
         structured = state.get("structured_response")
         if structured is not None:
             parts.append(Part(data=jsonable(structured)))
@@ -278,7 +324,7 @@ def output_parts(output: Any) -> list[Part]:
         and all(isinstance(m, BaseMessage) for m in cast(list[Any], output))
     ):
         answer = _last_answer(cast(list[Any], output))
-        return message_parts(answer) if answer is not None else []
+        return answer_parts(answer) if answer is not None else []
     data = jsonable(output)
     if isinstance(data, str):
         return [Part(text=data)] if data else []

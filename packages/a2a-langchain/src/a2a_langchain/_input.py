@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
@@ -65,6 +66,11 @@ class InputPlan:
     """dict mode: a field of earlier turns (a prompt's ``MessagesPlaceholder``)."""
     inputs: tuple[str, ...] = ()
     """dict mode: the fields the runnable requires (a prompt's variables), in order."""
+
+    @property
+    def takes_conversation(self) -> bool:
+        """Whether the input has a place for earlier turns (messages, a history field)."""
+        return self.mode == "messages" or self.history_key is not None
 
     def missing(self, value: Any) -> list[str]:
         """The required fields a built input lacks (a client must send them as data)."""
@@ -128,10 +134,55 @@ def _conversation(
 
 
 def _schema(runnable: Runnable[Any, Any]) -> dict[str, Any]:
+    graph_schema = _graph_schema(runnable)
+    if graph_schema is not None:
+        return graph_schema
     try:
-        return runnable.get_input_jsonschema()
+        schema = runnable.get_input_jsonschema()
     except Exception:
         return {}
+    properties = cast(Mapping[str, Any], schema.get("properties") or {})
+    if list(properties) == ["root"] and "root" not in str(schema.get("title", "")).lower():
+        # An untyped input wrapped as a pydantic root model (a dict literal over
+        # ``RunnablePassthrough``): it takes any value, not a field named ``root``.
+        return {"title": schema.get("title"), **cast(Mapping[str, Any], properties["root"])}
+    return schema
+
+
+def _graph_schema(runnable: Runnable[Any, Any]) -> dict[str, Any] | None:
+    """A compiled ``StateGraph``'s input schema, read from its input type's annotations.
+
+    Pydantic cannot build a schema from a ``typing.TypedDict`` before Python 3.12,
+    and a graph's state is a partial update: only a separate ``input_schema``
+    says which keys a run needs (its required keys); with the whole state as
+    input, none is required (output keys are filled by the graph).
+    """
+    builder = getattr(unwrap(runnable), "builder", None)
+    input_type = getattr(builder, "input_schema", None)
+    if not isinstance(input_type, type):
+        return None
+    try:
+        hints = typing.get_type_hints(input_type)
+    except Exception:
+        return None
+    properties = {name: _hint_schema(hint) for name, hint in hints.items()}
+    required: list[str] = []
+    if input_type is not getattr(builder, "state_schema", None):
+        keys = getattr(input_type, "__required_keys__", None)
+        if keys is None:
+            fields = cast(Mapping[str, Any], getattr(input_type, "model_fields", None) or {})
+            keys = [n for n, f in fields.items() if f.is_required()]
+        required = [n for n in hints if n in keys]
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def _hint_schema(hint: Any) -> dict[str, Any]:
+    """Just enough JSON schema for a state key: strings, and lists of messages."""
+    if hint is str:
+        return {"type": "string"}
+    if typing.get_origin(hint) in (list, Sequence):
+        return {"type": "array", "items": str(hint)}
+    return {"type": "other"}
 
 
 def _is_message_list(prop: Mapping[str, Any]) -> bool:

@@ -5,10 +5,12 @@ One run per A2A message: the message becomes the runnable's input (see
 task events as they happen (see ``_stream``), and the final output becomes
 the ``result`` artifact.
 
-Conversations: the contextId is the conversation. It is the ``thread_id`` of
-every run, so a LangGraph graph with a checkpointer keeps the conversation
-itself (it gets only the new message, and runs of one thread are serialized);
-without a checkpointer the task's history is the conversation. A LangGraph
+Conversations: the contextId is the conversation (see ``_memory``). It is the
+``thread_id`` of every run, so a LangGraph graph with a checkpointer keeps the
+conversation itself (it gets only the new message, and runs of one thread are
+serialized); a ``RunnableWithMessageHistory`` gets its history keys from the
+context; any other runnable that takes messages is given the context's earlier
+turns (bounded) and the task's own messages. A LangGraph
 ``interrupt()`` pauses the task in INPUT_REQUIRED with the interrupt's value;
 the next message of the same task resumes the graph (``Command(resume=...)``).
 The paused graph lives in its checkpointer: with a durable one shared by every
@@ -27,9 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from a2a_core import telemetry
 from a2a_core.adapters import ResolvedAgent
@@ -52,8 +55,11 @@ from ._card import output_modes as default_output_modes
 from ._checkpoint import CheckpointerURL, with_checkpointer
 from ._convert import PROGRESS_KEY, data_text, jsonable, output_parts
 from ._files import DEFAULT_FILE_POLICY, FileBlocks, accept_files, with_files
+from ._hitl import NotAllowedError, hitl_resume, hitl_text, is_hitl
 from ._input import InputMode, InputPlan, plan_input, unwrap
+from ._memory import Conversation, history_keys, own_memory
 from ._stream import EventMapper, ToolUpdates
+from ._sync import streamable
 from .tracing import OpenTelemetryCallbackHandler, has_handler
 
 __all__ = ["CONTEXT_KEY", "Conversation", "LangChainAgent", "a2a_context"]
@@ -61,7 +67,6 @@ __all__ = ["CONTEXT_KEY", "Conversation", "LangChainAgent", "a2a_context"]
 CONTEXT_KEY = "a2a_context"
 """The ``configurable`` key holding the A2A ``RequestContext`` of a run."""
 
-Conversation = Literal["auto", "thread", "task"]
 
 logger = logging.getLogger("a2a_langchain")
 
@@ -78,6 +83,8 @@ MOVED_ON_TEXT = (
     "(another task of the same context ran since). Nothing was rerun; send the request "
     "again as a new task."
 )
+
+NO_ANSWER_TEXT = "The agent finished without an answer."
 
 _QUESTION_KEYS = ("question", "prompt", "message", "text", "query", "content")
 
@@ -102,6 +109,8 @@ def _skill(value: AgentSkill | Mapping[str, Any]) -> AgentSkill:
 def _interrupt_text(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if is_hitl(value):
+        return hitl_text(cast(Mapping[str, Any], value))
     if isinstance(value, Mapping):
         mapping = cast(Mapping[str, Any], value)
         for key in _QUESTION_KEYS:
@@ -123,11 +132,17 @@ class LangChainAgent(AgentExecutor):
       are the answer (also matches a LangGraph node name); by default a chain
       streams its own output and a graph every model not called from a tool;
     - ``stream``: False runs ``ainvoke`` and sends the answer once;
-    - ``conversation``: ``"thread"`` (the runnable remembers by thread_id),
-      ``"task"`` (the task history is sent each time) or ``"auto"`` (thread when
-      a checkpointer is attached);
-    - ``config``: a ``RunnableConfig`` merged into every run (callbacks, tags,
-      metadata, recursion_limit...);
+    - ``conversation``: what a runnable that takes messages is given:
+      ``"context"`` (the context's earlier turns, at most ``history_limit``
+      messages, then the task's own), ``"task"`` (the task's messages only),
+      ``"thread"`` (the new message only: the runnable remembers by
+      ``thread_id``) or ``"auto"`` (thread for a graph with a checkpointer or a
+      ``RunnableWithMessageHistory``, else context);
+    - ``history_limit``: the most messages of earlier tasks given (``"context"``);
+    - ``runnable_config``: a ``RunnableConfig`` merged into every run (callbacks,
+      tags, metadata, recursion_limit...); the same name in ``serve``,
+      ``a2a_core``'s ``serve``/``running_server`` and ``a2a serve -o`` (``config``
+      is an older spelling, kept with a ``DeprecationWarning``);
     - ``tool_updates``: ``"full"`` (tool names, inputs and outputs as WORKING
       status messages), ``"names"`` or ``"off"``;
     - ``file_policy``: which incoming files are accepted (size, count, media
@@ -163,7 +178,8 @@ class LangChainAgent(AgentExecutor):
         answer_model: str | Sequence[str] | None = None,
         stream: bool = True,
         conversation: Conversation = "auto",
-        config: RunnableConfig | None = None,
+        history_limit: int = 40,
+        runnable_config: RunnableConfig | None = None,
         tool_updates: ToolUpdates = "full",
         input_modes: Sequence[str] | None = None,
         output_modes: Sequence[str] | None = None,
@@ -171,6 +187,7 @@ class LangChainAgent(AgentExecutor):
         file_blocks: FileBlocks = "auto",
         url_policy: Any = None,
         checkpointer: Any = None,
+        config: RunnableConfig | None = None,
     ) -> None:
         if not isinstance(runnable, Runnable):  # pyright: ignore[reportUnnecessaryIsInstance]
             raise TypeError(
@@ -188,8 +205,12 @@ class LangChainAgent(AgentExecutor):
         self._attached: Any = None
         if input_mode not in ("auto", "text", "messages", "dict"):
             raise ValueError(f"input_mode must be auto, text, messages or dict, not {input_mode!r}")
-        if conversation not in ("auto", "thread", "task"):
-            raise ValueError(f"conversation must be auto, thread or task, not {conversation!r}")
+        if conversation not in ("auto", "context", "thread", "task"):
+            raise ValueError(
+                f"conversation must be auto, context, thread or task, not {conversation!r}"
+            )
+        if history_limit < 0:
+            raise ValueError(f"history_limit must be 0 or more, not {history_limit}")
         if tool_updates not in ("full", "names", "off"):
             raise ValueError(f"tool_updates must be full, names or off, not {tool_updates!r}")
         if file_blocks not in ("auto", "base64"):
@@ -197,7 +218,7 @@ class LangChainAgent(AgentExecutor):
         self.file_policy = file_policy
         self.file_blocks: FileBlocks = file_blocks
         self.url_policy = url_policy
-        self.runnable = runnable
+        self.runnable = streamable(runnable)
         self.graph = is_graph(runnable)
         self.plan: InputPlan = plan_input(runnable, input_mode, input_key)
         self.name = name or default_name(runnable)
@@ -227,8 +248,23 @@ class LangChainAgent(AgentExecutor):
             self.checkpointer_url is not None or has_checkpointer(runnable)
         )
         """Whether an interrupted run can be resumed (a graph with a checkpointer)."""
-        self.threaded = conversation == "thread" if conversation != "auto" else self.resumable
-        self.config: RunnableConfig = config or {}
+        if conversation == "auto":
+            remembers = self.resumable or own_memory(runnable, self.graph)
+            conversation = "thread" if remembers else "context"
+        self.conversation: Conversation = conversation
+        self.history_limit = history_limit
+        self.threaded = conversation == "thread"
+        if config is not None:
+            if runnable_config is not None:
+                raise TypeError("give runnable_config= only (config= is its older spelling)")
+            warnings.warn(
+                "LangChainAgent(config=...) is now runnable_config=",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            runnable_config = config
+        self.config: RunnableConfig = runnable_config or {}
+        """The ``runnable_config`` merged into every run."""
         self.tool_updates: ToolUpdates = tool_updates
         self._thread_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
@@ -257,6 +293,7 @@ class LangChainAgent(AgentExecutor):
         configurable: dict[str, Any] = {CONTEXT_KEY: context}
         if "thread_id" not in user_configurable:
             configurable["thread_id"] = context.context_id
+        configurable.update(history_keys(self.runnable, context, user_configurable))
         own: RunnableConfig = {
             "tags": ["a2a"],
             "metadata": {
@@ -289,7 +326,10 @@ class LangChainAgent(AgentExecutor):
             state = await graph.aget_state(config)
             pending = list(getattr(state, "interrupts", ()) or ())
             if pending:
-                return _resume(pending, message)
+                try:
+                    return _resume(pending, message)
+                except NotAllowedError as exc:
+                    return _Reask(str(exc), pending)
             if _asked_by_interrupt(context):
                 # Running the graph now would start it over: say why it cannot resume.
                 saved = getattr(state, "created_at", None) is not None
@@ -307,6 +347,8 @@ class LangChainAgent(AgentExecutor):
         history = [
             message if m.message_id == message.message_id else m for m in context.task.history
         ]
+        if self.conversation == "context" and self.plan.takes_conversation:
+            history = [*await context.earlier_turns(self.history_limit), *history]
         return self.plan.build(message, history, threaded=self.threaded)
 
     async def _attach_saver(self) -> None:
@@ -348,6 +390,9 @@ class LangChainAgent(AgentExecutor):
         if isinstance(value, _LostPause):
             await updater.fail(value.text)
             return
+        if isinstance(value, _Reask):
+            await updater.require_input(_question(updater, value.pending, value.text))
+            return
         missing = self.plan.missing(value)
         if missing:
             await updater.fail(missing_inputs_text("agent", missing))
@@ -381,6 +426,19 @@ class LangChainAgent(AgentExecutor):
             await updater.require_input(_question(updater, mapper.interrupts))
             return
         await mapper.answer.close(with_files(output_parts(output), mapper.files))
+        if not mapper.answer.written:
+            # ``None`` (or an empty output): say so rather than complete with nothing.
+            await updater.complete(updater.new_agent_message([Part(text=NO_ANSWER_TEXT)]))
+
+
+class _Reask:
+    """A reply the paused graph cannot take (a decision its middleware does not allow)."""
+
+    __slots__ = ("pending", "text")
+
+    def __init__(self, text: str, pending: Sequence[Any]) -> None:
+        self.text = text
+        self.pending = pending
 
 
 class _LostPause:
@@ -402,9 +460,10 @@ def _asked_by_interrupt(context: RequestContext) -> bool:
     return False
 
 
-def _question(updater: TaskUpdater, interrupts: Sequence[Any]) -> Message:
-    """The input-required message: each interrupt's text, and its value as data."""
-    parts: list[Part] = []
+def _question(updater: TaskUpdater, interrupts: Sequence[Any], note: str = "") -> Message:
+    """The input-required message: each interrupt's text, and its value as data
+    (``note``: why the previous reply could not be taken)."""
+    parts: list[Part] = [Part(text=note)] if note else []
     ids: list[str] = []
     for interrupt in interrupts:
         value = getattr(interrupt, "value", interrupt)
@@ -427,15 +486,24 @@ def _resume_value(message: Message) -> Any:
     return message.text
 
 
+def _answer_for(interrupt: Any, message: Message) -> Any:
+    """What one interrupt is resumed with: a human-in-the-loop middleware decision
+    (``_hitl``), else the reply's data or text."""
+    value = getattr(interrupt, "value", None)
+    if is_hitl(value):
+        return hitl_resume(cast(Mapping[str, Any], value), message)
+    return _resume_value(message)
+
+
 def _resume(pending: Sequence[Any], message: Message) -> Any:
     from langgraph.types import Command
 
-    value: Any = _resume_value(message)
     if len(pending) == 1:
-        return Command(resume=value)
+        return Command(resume=_answer_for(pending[0], message))
     ids = [str(getattr(i, "id", "")) for i in pending]
+    value: Any = _resume_value(message)
     keyed = cast(Mapping[str, Any], value) if isinstance(value, Mapping) else None
     if keyed is not None and set(keyed) >= set(ids):
         return Command(resume=keyed)
-    resume: dict[str, Any] = dict.fromkeys(ids, cast(Any, value))
+    resume = {i: _answer_for(p, message) for i, p in zip(ids, pending, strict=True)}
     return Command(resume=resume)

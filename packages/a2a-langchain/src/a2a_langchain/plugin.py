@@ -39,6 +39,7 @@ AGENT_OPTIONS = frozenset(
         "answer_model",
         "stream",
         "conversation",
+        "history_limit",
         "tool_updates",
         "file_policy",
         "file_blocks",
@@ -46,23 +47,23 @@ AGENT_OPTIONS = frozenset(
         "input_modes",
         "output_modes",
         "checkpointer",
+        "runnable_config",
     }
 )
-"""Server options passed on to ``LangChainAgent`` (``runnable_config``, or a mapping given
-as ``config``, becomes ``config``)."""
+"""Server options passed on to ``LangChainAgent`` as they are."""
 
-A2A_OPTIONS = AGENT_OPTIONS | {"runnable_config"}
+A2A_OPTIONS = AGENT_OPTIONS
 """Every server option this plugin reads (``a2a_core`` refuses names no plugin declares)."""
 
 
 def agent_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The ``LangChainAgent`` keyword arguments among server ``options``."""
-    kwargs = {k: v for k, v in options.items() if k in AGENT_OPTIONS and v is not None}
-    if options.get("runnable_config") is not None:
-        kwargs["config"] = options["runnable_config"]
-    elif isinstance(options.get("config"), Mapping):  # `a2a serve -o config={...}`
-        kwargs["config"] = options["config"]
-    return kwargs
+    if isinstance(options.get("config"), Mapping):  # `a2a serve -o config={...}`
+        raise TypeError(
+            "config= is the task manager's ManagerConfig; a LangChain RunnableConfig "
+            "(callbacks, tags, recursion_limit...) is runnable_config="
+        )
+    return {k: v for k, v in options.items() if k in AGENT_OPTIONS and v is not None}
 
 
 class LangChainAdapter:

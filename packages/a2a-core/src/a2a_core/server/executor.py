@@ -57,6 +57,20 @@ class RequestContext:
     call: ServerCallContext = field(default_factory=ServerCallContext)
     is_continuation: bool = False
     """True when the message continues an existing (e.g. input-required) task."""
+    earlier: Callable[[int], Awaitable[list[Message]]] | None = field(default=None, repr=False)
+    """Loads the context's earlier turns (``earlier_turns``; None: not available)."""
+
+    async def earlier_turns(self, limit: int) -> list[Message]:
+        """The context's earlier completed tasks, oldest first, as conversation turns:
+        each task's user messages and its answer, at most ``limit`` messages (the
+        newest kept).
+
+        Agents that hold a conversation across the tasks of a context (a chat model
+        without memory of its own) read it; see ``server.earlier``.
+        """
+        if self.earlier is None:
+            return []
+        return await self.earlier(limit)
 
     @property
     def principal(self) -> Principal | None:

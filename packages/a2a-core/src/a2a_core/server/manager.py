@@ -62,6 +62,7 @@ from ..types._base import built, changed
 from .cancellation import CancellationToken, CancelledByClient
 from .channel import TaskChannel, channel_for
 from .context import ServerCallContext, owner_principal
+from .earlier import EarlierTurns
 from .events import NO_ID, EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext
 from .files import FileStore
@@ -1185,6 +1186,7 @@ class TaskManager:
                 },
             )
             context = _request_context(task, message, call, configuration, request_metadata)
+            context.earlier = EarlierTurns(self.store, call.owner, context_id, task_id)
             run = TaskRun(self, task, call.owner, context, allow_reply=allow_reply)
             self._register(run)
             try:
@@ -1243,6 +1245,7 @@ class TaskManager:
             context = _request_context(
                 continued, message, call, configuration, request_metadata, is_continuation=True
             )
+            context.earlier = EarlierTurns(self.store, stored.owner, task.context_id, task.id)
             run = TaskRun(self, task, stored.owner, context, allow_reply=False, previous=stored)
             self._register(run)
             try:

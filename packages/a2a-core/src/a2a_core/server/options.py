@@ -170,6 +170,7 @@ def parse_options(
             "give them to create_app (or serve / mount)"
         )
     service_kwargs = {k: v for k, v in options.items() if k in SERVICE_OPTION_NAMES}
+    _check_manager_config(service_kwargs.get("config"))
     agent = {
         k: v
         for k, v in options.items()
@@ -181,6 +182,29 @@ def parse_options(
         agent,
         frozenset(service_kwargs),
         frozenset(explicit),
+    )
+
+
+def _check_manager_config(config: object) -> None:
+    """``config`` is the task manager's settings; a framework's own config has its own name.
+
+    A mapping here is most often a LangChain ``RunnableConfig`` given to the wrong
+    option: say which one takes it, instead of failing later on a missing attribute.
+    """
+    if config is None:
+        return
+    from .manager import ManagerConfig
+
+    if isinstance(config, ManagerConfig):
+        return
+    kind = type(config).__name__
+    hint = ""
+    if isinstance(config, Mapping):
+        hint = (
+            "; a LangChain RunnableConfig (callbacks, tags, recursion_limit...) is runnable_config="
+        )
+    raise TypeError(
+        f"config= takes the task manager's a2a_core.server.ManagerConfig, not {kind}{hint}"
     )
 
 

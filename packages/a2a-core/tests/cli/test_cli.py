@@ -470,21 +470,58 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import http.server
     import threading
 
-    folder = tmp_path_factory.mktemp("site")
-    (folder / "index.html").write_text("<h1>Not an agent</h1>")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-
-    class Quiet(http.server.ThreadingHTTPServer):
-        def handle_error(self, request: object, client_address: object) -> None:
+    class Files(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
-    handler.func.log_message = lambda *args: None  # type: ignore[method-assign]
-    with Quiet(("127.0.0.1", 0), handler) as httpd:
+    folder = tmp_path_factory.mktemp("site")
+    (folder / "index.html").write_text("<h1>Not an agent</h1>")
+    handler = functools.partial(Files, directory=str(folder))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as httpd:
         thread = threading.Thread(target=httpd.serve_forever, daemon=True)
         thread.start()
         yield f"http://127.0.0.1:{httpd.server_address[1]}"
         httpd.shutdown()
         thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def catch_all_site() -> Iterator[str]:
+    """A web site that answers every path, card paths included, with a page (an SPA's host)."""
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<!doctype html><title>App</title><div id=app></div>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page) as httpd:
+        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        thread.start()
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+        httpd.shutdown()
+        thread.join(5)
+
+
+def test_a_site_that_answers_every_path_with_a_page_has_no_agent_card(
+    capsys: pytest.CaptureFixture[str], catch_all_site: str
+) -> None:
+    for argv in (("card", catch_all_site), ("send", catch_all_site, "hello")):
+        code, out, err = cli(capsys, *argv)
+        assert (code, out) == (3, "")
+        assert err == (
+            f"a2a: error: no agent card was found at {catch_all_site}: "
+            "/.well-known/agent-card.json answered HTTP 200 with a web page "
+            "(is this the URL of an A2A agent?)\n"
+        )
 
 
 @pytest.mark.parametrize("command", [("card",), ("send", "hello"), ("get", "t-1")])

@@ -45,8 +45,9 @@ def card_not_found(exc: BaseException, agent_url: str | None) -> str | None:
     where = agent_url or (tried[0] if tried else "the URL")
     paths = [urlsplit(url).path for url in tried] or ["the card's paths"]
     listed = paths[0] if len(paths) == 1 else f"{', '.join(paths[:-1])} and {paths[-1]}"
+    page = " with a web page" if data.get("contentType") == "text/html" else ""
     return (
-        f"no agent card was found at {where}: {listed} answered HTTP {status} "
+        f"no agent card was found at {where}: {listed} answered HTTP {status}{page} "
         "(is this the URL of an A2A agent?)"
     )
 

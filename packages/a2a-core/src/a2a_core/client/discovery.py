@@ -56,7 +56,8 @@ _MAX_AGE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)\"?", re.IGNORECASE)
 class CardNotFoundError(InvalidAgentResponseError):
     """No agent card at any of the places it may be published.
 
-    ``data`` has the card URLs tried (``cardUrls``) and the HTTP status (``httpStatus``).
+    ``data`` has the card URLs tried (``cardUrls``) and the HTTP status (``httpStatus``):
+    404 or 410, or a success that was a web page (``contentType`` ``text/html``).
     """
 
     default_message = "No agent card found"
@@ -268,6 +269,12 @@ class CardResolver:
         if not 200 <= status < 300:
             error = error_from_response(status, body, DecodeLimits())
             raise _card_error(error, url, status)
+        kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if kind == "text/html":  # a web site that answers every path with a page
+            raise CardNotFoundError(
+                f"No agent card at {url}: HTTP {status} with a web page (text/html)",
+                data={"cardUrls": [url], "httpStatus": status, "contentType": kind},
+            )
         card = parse_card(body, self.limits)
         may_store, seconds = _freshness(response.headers)
         if may_store:

@@ -588,7 +588,10 @@ def test_serve_configuration_errors_exit_2(capsys: pytest.CaptureFixture[str]) -
         port = str(taken.getsockname()[1])
         code, _, err = cli(capsys, "serve", target, "--port", port)
     assert code == 2
-    assert err.startswith(f"a2a: error: cannot listen on 127.0.0.1:{port}: ")
+    assert err == (
+        f"a2a: error: cannot listen on 127.0.0.1:{port}: Address already in use; "
+        "give another with --port (0 picks a free one)\n"
+    )
     code, _, err = cli(capsys, "serve", target, "--versions", "2.0")
     assert code == 2
     assert "unsupported A2A version '2.0'" in err

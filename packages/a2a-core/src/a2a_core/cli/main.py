@@ -168,7 +168,8 @@ def _failure(exc: Exception, url: str | None = None) -> int:
     if type(exc).__name__ == "CardSignatureError":  # a2a_core.signing needs the [jwt] extra
         _error(f"the agent card is not trusted: {exc}")
         return ExitCode.UNTRUSTED
-    if (plain := connection_failure(exc)) is not None:
+    unreachable = isinstance(exc, A2AConnectionError | httpx.HTTPError)
+    if unreachable and (plain := connection_failure(exc)) is not None:
         _error(plain)
         return ExitCode.CONNECTION
     if (plain := card_not_found(exc, url)) is not None:

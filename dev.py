@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """Developer commands that work on a fresh machine with only Python 3.11+ and pip.
 
-    python3 dev.py demo      set up, then run the demo (examples/demo.py: a CrewAI crew
-                             calls a LangChain chain over A2A, offline)
+    python3 dev.py demo      set up what the demo needs, then run it (examples/demo.py: a
+                             CrewAI crew calls a LangChain chain over A2A, offline)
     python3 dev.py test      set up, then ruff, pyright and pytest over the whole repo
                              (with CI=true it first installs Debian's chromium, when
                              missing, for the playground's browser tests)
     python3 dev.py lint      set up, then ruff and pyright only
     python3 dev.py docs      set up, then build the documentation site into site/ (strict:
                              a broken link, a missing reference or any warning fails it)
-    python3 dev.py docs-serve  set up, then serve the site at http://127.0.0.1:8000 (live
-                             reload; arguments go to ``mkdocs serve``)
+    python3 dev.py docs-serve  set up, then serve the site at http://127.0.0.1:8000, or the
+                             next free port when 8000 is taken (live reload; arguments
+                             go to ``mkdocs serve``)
     python3 dev.py setup     set up only
     python3 dev.py build     wheels and sdists of the three packages into dist/
                              (``-o DIR`` for another folder)
@@ -19,7 +20,11 @@
 
 "Set up" finds uv (on PATH, importable, or installed into a bootstrap venv
 in the user cache) and runs ``uv sync --all-packages --locked``, which makes
-``.venv`` match ``uv.lock`` exactly. Arguments after ``test`` go to pytest
+``.venv`` match ``uv.lock`` exactly. ``demo`` sets up less: only the two
+adapters and what they need (``--package a2a-langchain --package a2a-crewai
+--no-default-groups --inexact``: about 150 packages instead of 215, and
+nothing it installs is removed by, or removes, a later full set-up).
+Arguments after ``test`` go to pytest
 (``python3 dev.py test packages/a2a-core -x``), arguments after ``demo`` to the
 demo (``python3 dev.py demo Porto``). ``build`` needs only uv, not the
 set-up ``.venv``: it runs ``uv build --all-packages --no-sources``, which
@@ -30,8 +35,10 @@ would receive them. Standard library only.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import venv
@@ -104,12 +111,25 @@ def _env() -> dict[str, str]:
     return env
 
 
-def setup() -> list[str]:
-    """Sync .venv with uv.lock; return the command prefix that runs tools in it."""
+DEMO_PACKAGES = ("a2a-langchain", "a2a-crewai")
+"""What the demo imports: the two adapters (the core and both frameworks come with them)."""
+
+
+def setup(packages: Sequence[str] = ()) -> list[str]:
+    """Sync .venv with uv.lock; return the command prefix that runs tools in it.
+
+    With ``packages``, only those workspace members and their dependencies, and
+    without removing anything already installed: the demo's first run does not
+    wait for the whole development toolchain, and a full ``.venv`` stays full.
+    """
     if sys.version_info < (3, 11):  # noqa: UP036 - dev.py may be run by an older python3
         fail(f"Python 3.11+ is required (this is {sys.version.split()[0]})")
     uv = find_uv()
-    sync = [*uv, "sync", "--all-packages", "--locked"]
+    if packages:
+        chosen = [arg for name in packages for arg in ("--package", name)]
+        sync = [*uv, "sync", "--locked", "--no-default-groups", "--inexact", *chosen]
+    else:
+        sync = [*uv, "sync", "--all-packages", "--locked"]
     if not (ROOT / ".venv").exists():
         sync += ["--python", sys.executable]  # the interpreter running dev.py, no download
     say(" ".join(["uv", *sync[len(uv) :]]))
@@ -140,7 +160,7 @@ def cmd_setup(_: Sequence[str]) -> int:
 
 
 def cmd_demo(args: Sequence[str]) -> int:
-    run = setup()
+    run = setup(DEMO_PACKAGES)
     return step(run, f"python {DEMO.relative_to(ROOT)}", ["python", str(DEMO), *args])
 
 
@@ -164,10 +184,58 @@ def cmd_docs(args: Sequence[str]) -> int:
     return subprocess.run(cmd, cwd=ROOT, env=docs_env(), check=False).returncode
 
 
+DOCS_PORT = 8000
+"""docs-serve's first choice, which ``a2a serve`` also defaults to: the next free one follows."""
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether a server could listen on host:port now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        if os.name != "nt":  # as servers do: a closed connection's TIME_WAIT does not count
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:  # only a taken port; mkdocs reports a bad host itself
+            return exc.errno != errno.EADDRINUSE
+    return True
+
+
+def docs_address(args: Sequence[str]) -> list[str]:
+    """``--dev-addr`` for ``mkdocs serve``: 8000, else the next free port, said in one line.
+
+    Checked before the set-up and the build, so a taken port costs no wait and no
+    traceback. An address the user gave (``-a`` / ``--dev-addr``) is kept, or refused
+    in one line when it is taken.
+    """
+    given = _given_address(args)
+    if given is not None:
+        host, _, port = given.rpartition(":")
+        if port.isdigit() and not port_free(host or "127.0.0.1", int(port)):
+            fail(f"{given} is in use: give another with --dev-addr HOST:PORT")
+        return []
+    host = "127.0.0.1"
+    for port in range(DOCS_PORT, DOCS_PORT + 20):
+        if port_free(host, port):
+            if port != DOCS_PORT:
+                say(f"port {DOCS_PORT} is in use (by a2a serve?): serving the docs on {port}")
+            return ["--dev-addr", f"{host}:{port}"]
+    fail(f"ports {DOCS_PORT}-{DOCS_PORT + 19} are all in use: give one with --dev-addr HOST:PORT")
+
+
+def _given_address(args: Sequence[str]) -> str | None:
+    for i, arg in enumerate(args):
+        if arg in ("-a", "--dev-addr"):
+            return args[i + 1] if i + 1 < len(args) else ""
+        if arg.startswith("--dev-addr="):
+            return arg.partition("=")[2]
+    return None
+
+
 def cmd_docs_serve(args: Sequence[str]) -> int:
+    address = docs_address(args)
     run = setup()
     say("mkdocs serve (Ctrl-C stops it)")
-    cmd = [*run, "mkdocs", "serve", "--dev-addr", "127.0.0.1:8000", *args]
+    cmd = [*run, "mkdocs", "serve", *address, *args]
     return subprocess.run(cmd, cwd=ROOT, env=docs_env(), check=False).returncode
 
 

@@ -160,3 +160,46 @@ def test_the_reference_index_lists_every_public_module() -> None:
     for module in hooks.public_modules():
         assert f"[`{module}`]({module}.md)" in index
         assert importlib.import_module(module).__doc__, f"{module} has no docstring"
+
+
+def _table_headers(markdown: str) -> list[list[str]]:
+    """The header row of every table: the row just above a ``|---|`` line, as cells."""
+    lines = markdown.splitlines()
+    return [
+        [cell.strip() for cell in lines[i - 1].strip().strip("|").split("|")]
+        for i, line in enumerate(lines)
+        if i and re.fullmatch(r"\|(?:-+\|)+", line.strip())
+    ]
+
+
+def test_every_generated_table_names_each_of_its_columns() -> None:
+    headers = _table_headers(hooks.cli_page()) + _table_headers(hooks.index_page())
+    assert headers
+    for header in headers:
+        assert all(header), header  # no empty header cell over a column
+
+
+def test_the_cli_guide_tables_name_each_of_their_columns() -> None:
+    for header in _table_headers((ROOT / "docs" / "cli.md").read_text()):
+        assert all(header), header
+
+
+# --- docstrings written for reST ------------------------------------------------------------
+
+
+def test_rest_literal_markers_become_plain_colons() -> None:
+    code = '\n<div class="highlight"><pre><code>serve(crew)</code></pre></div>'
+    assert hooks.plain_colons(f"<p>Serving::</p>{code}") == f"<p>Serving:</p>{code}"
+    assert hooks.plain_colons(f"<p>Like this ::</p>{code}") == f"<p>Like this</p>{code}"
+    # Only before an example: a "::" elsewhere (a C++ name, a URL) stays as written.
+    assert hooks.plain_colons("<p>std::</p><p>text</p>") == "<p>std::</p><p>text</p>"
+
+
+def test_the_api_reference_shows_no_rest_literal_markers(site: Path) -> None:
+    pages = sorted((site / "reference").glob("*.html"))
+    assert len(pages) > 10
+    shown = {page.name for page in pages if "::</p>" in page.read_text()}
+    assert not shown
+    # The examples behind the markers are still code blocks.
+    crewai = (site / "reference" / "a2a_crewai.html").read_text()
+    assert '<p>Serving:</p>\n<div class="highlight">' in crewai

@@ -14,6 +14,7 @@ import argparse
 import importlib
 import importlib.util
 import os
+import re
 from collections.abc import Iterator
 from types import FunctionType
 from typing import Any
@@ -140,7 +141,7 @@ def index_page() -> str:
         "linked from the modules that re-export it. The command line has its own page:",
         "[the `a2a` command](cli.md).",
         "",
-        "| Module | |",
+        "| Module | Summary |",
         "|---|---|",
     ]
     lines += [f"| [`{m}`]({m}.md) | {summary(m)} |" for m in public_modules()]
@@ -166,7 +167,7 @@ def _options(parser: argparse.ArgumentParser) -> Iterator[str]:
     actions = [a for a in parser._actions if not isinstance(a, argparse._HelpAction)]  # pyright: ignore[reportPrivateUsage]
     if not actions:
         return
-    yield "| Argument | Default | |"
+    yield "| Argument | Default | Meaning |"
     yield "|---|---|---|"
     for action in actions:
         if action.option_strings:
@@ -216,6 +217,22 @@ def cli_page() -> str:
     return "\n".join(lines)
 
 
+# --- docstrings written for reST -----------------------------------------------------------
+
+_LITERAL_MARKER = re.compile(r"(\s?)::</p>(\s*<div class=\"highlight\">)")
+
+
+def plain_colons(html: str) -> str:
+    """A docstring's reST literal-block marker, as Markdown shows it: ``Example:``.
+
+    Docstrings end a paragraph with ``::`` before an indented example (what ``help()`` and
+    Sphinx expect); Markdown already makes the indented lines a code block, so only the
+    marker is left over. As reST reads it, ``text::`` becomes ``text:`` and ``text ::``
+    becomes ``text``.
+    """
+    return _LITERAL_MARKER.sub(lambda m: ("</p>" if m.group(1) else ":</p>") + m.group(2), html)
+
+
 # --- MkDocs events --------------------------------------------------------------------------
 
 
@@ -255,4 +272,11 @@ def on_files(files: Any, config: Any) -> Any:
     return files
 
 
-__all__ = ["generated_pages", "on_config", "on_files"]
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    """The reference pages without reST's ``::`` (see ``plain_colons``)."""
+    if page.file.src_uri.startswith(f"{REFERENCE}/"):
+        return plain_colons(html)
+    return html
+
+
+__all__ = ["generated_pages", "on_config", "on_files", "on_page_content", "plain_colons"]

@@ -135,6 +135,37 @@ def streaming_chain() -> Any:
     return (prompt | SlowWords() | StrOutputParser()).with_config(run_name="Word streamer")
 
 
+def planning_crew() -> Any:
+    """A CrewAI crew of two tasks with scripted models: a research step, then the plan.
+
+    Its tasks' history ends with the crew's progress messages, not the question.
+    """
+    import warnings
+
+    from a2a_crewai import offline_crewai
+
+    offline_crewai()
+    with warnings.catch_warnings():  # CrewAI's import warns (deprecations, ImportWarning)
+        warnings.simplefilter("ignore")
+        from a2a_crewai.testing import ScriptedLLM
+        from crewai import Agent, Crew, Task
+
+    def agent(role: str, answer: str) -> Any:
+        model = ScriptedLLM(model="scripted", script=[lambda messages, tools: answer])
+        return Agent(role=role, goal=role, backstory=role, llm=model, max_iter=2)
+
+    researcher = agent("Researcher", "Notes: mild and sunny")
+    planner = agent("Planner", "Plan: a walk by the river")
+    return Crew(
+        agents=[researcher, planner],
+        tasks=[
+            Task(description="Research {input}", expected_output="notes", agent=researcher),
+            Task(description="Plan a day in {input}", expected_output="a plan", agent=planner),
+        ],
+        name="Trip crew",
+    )
+
+
 # -- servers ------------------------------------------------------------------------------
 
 

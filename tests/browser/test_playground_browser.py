@@ -280,3 +280,22 @@ def test_the_proxy_in_front_of_the_official_sdk(page: Any) -> None:
             streamed = page.locator("#log .exchange", has_text="stream · A2A 1.0 HTTP+JSON")
             streamed.first.locator("summary").click()
             assert f"POST {local}/proxy/rest/message:stream" in streamed.first.inner_text()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::PendingDeprecationWarning")
+def test_a_crews_past_tasks_are_listed_by_their_question(page: Any) -> None:
+    """A crew's history ends with its progress messages: the list still shows the question."""
+    from browser_support import planning_crew
+
+    with served_in_thread(planning_crew(), port=free_port()) as url:
+        open_page(page, url)
+        send(page, "Lisbon in May")
+        page.wait_for_function(
+            "() => document.getElementById('task-state').textContent === 'completed'",
+            timeout=60_000,
+        )
+        task_id = page.locator("#task-id").inner_text()
+        page.get_by_role("button", name="Refresh").click()
+        entry = page.locator(f'button[data-task="{task_id}"]')
+        entry.wait_for()
+        assert entry.inner_text().split(None, 1)[1] == "Lisbon in May"

@@ -382,7 +382,29 @@ def test_cancel_then_get_exits_1(capsys: pytest.CaptureFixture[str], server: str
     assert code == 1
     code, _, err = cli(capsys, "cancel", server, task_id)
     assert code == 3
-    assert "TaskNotCancelableError" in err
+    # In the CLI's words for states, not TASK_STATE_CANCELED or the error's class name.
+    assert err == "a2a: error: the task has already ended (canceled): there is nothing to cancel\n"
+
+
+def test_cancelling_a_finished_task_names_its_state_as_the_cli_does(
+    capsys: pytest.CaptureFixture[str], server: str
+) -> None:
+    task = send_json(capsys, server, "hello cancel")
+    assert task.status.state == TaskState.COMPLETED
+    code, out, err = cli(capsys, "cancel", server, task.id)
+    assert (code, out) == (3, "")
+    assert err == (
+        "a2a: error: the task has already ended (completed): there is nothing to cancel\n"
+    )
+    assert "TASK_STATE" not in err
+
+
+def test_cancelling_an_unknown_task_still_says_not_found(
+    capsys: pytest.CaptureFixture[str], ours: str
+) -> None:
+    code, _, err = cli(capsys, "cancel", ours, "no-such-task")
+    assert code == 3
+    assert "TaskNotFoundError" in err
 
 
 def test_subscribe_follows_a_running_task(capsys: pytest.CaptureFixture[str], ours: str) -> None:
@@ -433,12 +455,85 @@ def test_subscribe_to_a_finished_task_shows_it(
 
 
 def test_connection_refused_exits_4(capsys: pytest.CaptureFixture[str]) -> None:
-    url = f"http://127.0.0.1:{free_port()}"
-    for argv in (("card", url), ("send", url, "hello"), ("get", url, "t-1")):
+    port = free_port()  # nothing listens there: a real refused connection
+    url = f"http://127.0.0.1:{port}"
+    for argv in (("card", url), ("send", url, "hello"), ("get", url, "t-1"), ("cancel", url, "t")):
         code, out, err = cli(capsys, *argv)
         assert (code, out) == (4, "")
-        assert err.startswith("a2a: error: cannot reach the agent: ")
-        assert len(err.splitlines()) == 1
+        assert err == f"a2a: error: could not connect to 127.0.0.1:{port}: connection refused\n"
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A plain web server (no agent card anywhere) on 127.0.0.1."""
+    import functools
+    import http.server
+    import threading
+
+    class Files(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    folder = tmp_path_factory.mktemp("site")
+    (folder / "index.html").write_text("<h1>Not an agent</h1>")
+    handler = functools.partial(Files, directory=str(folder))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as httpd:
+        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        thread.start()
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+        httpd.shutdown()
+        thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def catch_all_site() -> Iterator[str]:
+    """A web site that answers every path, card paths included, with a page (an SPA's host)."""
+    import http.server
+    import threading
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<!doctype html><title>App</title><div id=app></div>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page) as httpd:
+        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        thread.start()
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+        httpd.shutdown()
+        thread.join(5)
+
+
+def test_a_site_that_answers_every_path_with_a_page_has_no_agent_card(
+    capsys: pytest.CaptureFixture[str], catch_all_site: str
+) -> None:
+    for argv in (("card", catch_all_site), ("send", catch_all_site, "hello")):
+        code, out, err = cli(capsys, *argv)
+        assert (code, out) == (3, "")
+        assert err == (
+            f"a2a: error: no agent card was found at {catch_all_site}: "
+            "/.well-known/agent-card.json answered HTTP 200 with a web page "
+            "(is this the URL of an A2A agent?)\n"
+        )
+
+
+@pytest.mark.parametrize("command", [("card",), ("send", "hello"), ("get", "t-1")])
+def test_a_plain_web_server_has_no_agent_card(
+    capsys: pytest.CaptureFixture[str], web_server: str, command: tuple[str, ...]
+) -> None:
+    code, out, err = cli(capsys, command[0], web_server, *command[1:])
+    assert (code, out) == (3, "")
+    assert err == (
+        f"a2a: error: no agent card was found at {web_server}: /.well-known/agent-card.json "
+        "and /.well-known/agent.json answered HTTP 404 (is this the URL of an A2A agent?)\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -493,7 +588,10 @@ def test_serve_configuration_errors_exit_2(capsys: pytest.CaptureFixture[str]) -
         port = str(taken.getsockname()[1])
         code, _, err = cli(capsys, "serve", target, "--port", port)
     assert code == 2
-    assert err.startswith(f"a2a: error: cannot listen on 127.0.0.1:{port}: ")
+    assert err == (
+        f"a2a: error: cannot listen on 127.0.0.1:{port}: Address already in use; "
+        "give another with --port (0 picks a free one)\n"
+    )
     code, _, err = cli(capsys, "serve", target, "--versions", "2.0")
     assert code == 2
     assert "unsupported A2A version '2.0'" in err
@@ -528,9 +626,10 @@ def test_serve_push_signing_secret_goes_with_push(
 
 
 def test_serve_gateway_to_nowhere_exits_4(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = cli(capsys, "serve", f"http://127.0.0.1:{free_port()}", "--port", "0")
+    port = free_port()
+    code, out, err = cli(capsys, "serve", f"http://127.0.0.1:{port}", "--port", "0")
     assert (code, out) == (4, "")
-    assert err.startswith("a2a: error: cannot reach the agent: ")
+    assert err == f"a2a: error: could not connect to 127.0.0.1:{port}: connection refused\n"
 
 
 def test_timeout_exits_4(capsys: pytest.CaptureFixture[str], ours: str) -> None:
@@ -542,6 +641,9 @@ def test_timeout_exits_4(capsys: pytest.CaptureFixture[str], ours: str) -> None:
 def test_help_teaches_with_examples(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli(capsys, "--help")
     assert code == 0
+    # The first session serves the built-in echo agent: wheels ship no examples/ folder.
+    assert "  a2a serve a2a_core:EchoAgent " in out
+    assert "examples/" not in out
     for command in ("serve", "card", "send", "get", "list", "cancel", "subscribe"):
         assert f"    {command}" in out
     assert "exit status:" in out
@@ -568,6 +670,18 @@ def test_serve_bad_target_subprocess_exits_2() -> None:
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.startswith("a2a: error: cannot import 'no_such_module_xyz'")
+
+
+def test_serve_the_built_in_echo_agent_from_anywhere(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``a2a --help``'s first command works in an empty folder (as for a wheel's user)."""
+    with ServeProcess(["a2a_core:EchoAgent", "--port", "0"], cwd=tmp_path) as process:
+        url = process.start().replace("localhost", "127.0.0.1")
+        assert '"Echo" (echo adapter)' in process.output()
+        code, out, _ = cli(capsys, "send", url, "hello", "-q")
+        assert (code, out) == (0, "echo: hello\n")
+        assert process.stop(signal.SIGINT) == 0
 
 
 def test_serve_module_target_through_a_plugin_then_ctrl_c(

@@ -81,7 +81,7 @@ def test_callers_the_server_cannot_trust_are_refused(
     code, out, err = cli(capsys, "send", agent, "hello", *options)
     assert code == 4, err
     assert out == ""
-    assert err.startswith("a2a: error: cannot reach the agent")
+    assert err.startswith(("a2a: error: could not connect to ", "a2a: error: cannot reach"))
 
 
 def test_two_callers_do_not_see_each_others_tasks(

@@ -130,6 +130,18 @@ def test_history_and_message_replies() -> None:
     ]
 
 
+def test_a_history_of_one_message_is_singular() -> None:
+    out = io.StringIO()
+    task = Task(
+        id="t",
+        context_id="c",
+        status=TaskStatus(state=TaskState.COMPLETED),
+        history=[Message.user("hi")],
+    )
+    Renderer(Console(out), "u").task(task, history=True)
+    assert out.getvalue().splitlines()[1:] == ["History (1 message):", "  user: hi"]
+
+
 async def test_progress_only_on_a_terminal_and_cleared_before_output() -> None:
     piped = io.StringIO()
     console = Console(piped)

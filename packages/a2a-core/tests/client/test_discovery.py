@@ -152,6 +152,34 @@ async def test_no_card_anywhere() -> None:
     assert isinstance(caught.value, InvalidAgentResponseError)
 
 
+async def test_no_card_says_the_status_and_where_it_looked() -> None:
+    http, _ = mock(lambda r: httpx.Response(410))
+    async with http:
+        with pytest.raises(CardNotFoundError) as caught:
+            await CardResolver(http).resolve("http://agent.test/")
+    assert caught.value.data == {
+        "cardUrls": [
+            "http://agent.test/.well-known/agent-card.json",
+            "http://agent.test/.well-known/agent.json",
+        ],
+        "httpStatus": 410,
+    }
+    assert caught.value.message.endswith("(HTTP 410)")
+
+
+async def test_a_web_page_where_the_card_should_be_is_no_card() -> None:
+    page = httpx.Response(200, text="<html>app</html>", headers={"content-type": "text/html"})
+    http, _ = mock(lambda r: page)
+    async with http:
+        with pytest.raises(CardNotFoundError) as caught:
+            await CardResolver(http).resolve("http://agent.test/")
+    assert caught.value.data == {
+        "cardUrls": ["http://agent.test/.well-known/agent-card.json"],
+        "httpStatus": 200,
+        "contentType": "text/html",
+    }
+
+
 async def test_server_error_is_typed_and_says_where() -> None:
     http, _ = mock(lambda r: httpx.Response(500, text="boom"))
     async with http:

@@ -35,7 +35,7 @@ Serve an agent over the Agent2Agent (A2A) protocol, and talk to any A2A agent
 
 EPILOG = """\
 a first session:
-  a2a serve examples/echo_agent.py:echo                    # in one terminal
+  a2a serve a2a_core:EchoAgent                            # in one terminal (the built-in echo)
   a2a card http://localhost:8000                          # in another
   a2a send http://localhost:8000 "hello"
   a2a send http://localhost:8000 "hello" --stream
@@ -138,7 +138,7 @@ def _run(args: argparse.Namespace) -> int:
             _error(f"{exc} (--debug or {DEBUG_ENV}=1 shows the traceback)")
         return ExitCode.USAGE
     except Exception as exc:
-        code = _failure(exc)
+        code = _failure(exc, getattr(args, "url", None))
         if code == ExitCode.CONNECTION and session.task_id and getattr(args, "url", None):
             url, task = shlex.quote(args.url), shlex.quote(session.task_id)
             print(f"Follow the task again with: a2a subscribe {url} {task}", file=sys.stderr)
@@ -156,12 +156,13 @@ def _pipe_closed() -> int:
     return ExitCode.PIPE_CLOSED
 
 
-def _failure(exc: Exception) -> int:
+def _failure(exc: Exception, url: str | None = None) -> int:
     """The exit status of a failed command (imports the client only when one failed)."""
     import httpx
 
     from ..client import A2AConnectionError, TokenError
     from ..errors import A2AError, AuthenticationRequiredError
+    from .explain import card_not_found, connection_failure
 
     if type(exc).__name__ == "CardSignatureError":  # a2a_core.signing needs the [jwt] extra
         _error(f"the agent card is not trusted: {exc}")
@@ -169,6 +170,13 @@ def _failure(exc: Exception) -> int:
     if isinstance(exc, TokenError):
         _error(f"no access token: {exc.message}")
         return ExitCode.NO_TOKEN
+    unreachable = isinstance(exc, A2AConnectionError | httpx.HTTPError)
+    if unreachable and (plain := connection_failure(exc)) is not None:
+        _error(plain)
+        return ExitCode.CONNECTION
+    if (plain := card_not_found(exc, url)) is not None:
+        _error(plain)
+        return ExitCode.PROTOCOL
     if isinstance(exc, A2AConnectionError):
         _error(f"cannot reach the agent: {exc.message}")
         return ExitCode.CONNECTION

@@ -265,7 +265,8 @@ class Renderer:
             c.line(self._artifact_header(artifact))
             c.line(self.parts_text(artifact.parts))
         if history and task.history:
-            c.line(c.dim(f"History ({len(task.history)} messages):"))
+            count = len(task.history)
+            c.line(c.dim(f"History ({count} message{'' if count == 1 else 's'}):"))
             for item in task.history:
                 role = "agent" if str(item.role) == "ROLE_AGENT" else "user"
                 c.line(f"  {c.bold(role)}: " + self.parts_text(item.parts).replace("\n", "\n    "))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import math
 import os
 from collections.abc import Generator, Mapping, Sequence
@@ -752,8 +753,11 @@ async def run(args: argparse.Namespace) -> int:
         except BindingUnavailableError as exc:
             raise UsageError(str(exc)) from None
         except OSError as exc:
+            # 8000 is also `python3 dev.py docs-serve`'s: say how to pick another.
+            hint = "; give another with --port (0 picks a free one)"
             raise UsageError(
                 f"cannot listen on {args.host}:{port}: {exc.strerror or exc}"
+                + (hint if exc.errno == errno.EADDRINUSE else "")
             ) from None
         except (ConfigurationError, TypeError, ValueError, RuntimeError) as exc:
             raise UsageError(_first_line(exc), cause=exc) from None

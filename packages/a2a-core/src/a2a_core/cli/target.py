@@ -30,7 +30,7 @@ def is_url(target: str) -> bool:
 
 
 def load_target(target: str) -> object:
-    """The object ``target`` names (an AgentExecutor class is instantiated)."""
+    """The object ``target`` names (an AgentExecutor class, or ``EchoAgent``, is instantiated)."""
     where, sep, attribute = target.rpartition(":")
     if not sep or not where or not attribute:
         raise UsageError(f"TARGET must be {_FORM}, not {target!r}")
@@ -92,11 +92,14 @@ def _load_file(path: Path) -> ModuleType:
 
 
 def _instantiate(value: object, path: str) -> object:
+    from .._builtins.echo import EchoAgent
     from ..server.executor import AgentExecutor
 
     def is_executor_class(candidate: object) -> TypeGuard[type[AgentExecutor]]:
         return isinstance(candidate, type) and issubclass(candidate, AgentExecutor)
 
+    if value is EchoAgent:
+        return EchoAgent()  # ``a2a serve a2a_core:EchoAgent``: the built-in agent, no file needed
     if is_executor_class(value):
         try:
             return value()

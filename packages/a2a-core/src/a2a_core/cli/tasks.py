@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .common import ExitCode, UsageError, connect, connection_parser, exit_code_for, session_of
 
 if TYPE_CHECKING:
+    from ..client import A2AClient
     from ..types import Task, TaskState
 
 __all__ = ["add_parsers", "parse_state"]
@@ -186,10 +187,34 @@ async def run_get(args: argparse.Namespace) -> int:
 
 
 async def run_cancel(args: argparse.Namespace) -> int:
+    from ..errors import TaskNotCancelableError
+
     async with connect(args) as client:
-        task = await client.cancel(args.task_id)
+        try:
+            task = await client.cancel(args.task_id)
+        except TaskNotCancelableError:
+            ended = await _ended_state(client, args.task_id)
+            if ended is None:
+                raise
+            print(
+                f"a2a: error: the task has already ended ({ended}): there is nothing to cancel",
+                file=sys.stderr,
+            )
+            return ExitCode.PROTOCOL
     _show(args, task)
     return ExitCode.OK
+
+
+async def _ended_state(client: A2AClient, task_id: str) -> str | None:
+    """The state a task that refused a cancel ended in, as the CLI names it (``completed``)."""
+    from ..errors import A2AError
+    from .render import state_label
+
+    try:
+        task = await client.get_task(task_id, history_length=0)
+    except A2AError:
+        return None
+    return state_label(task.status.state) if task.status.state.is_terminal else None
 
 
 async def run_list(args: argparse.Namespace) -> int:

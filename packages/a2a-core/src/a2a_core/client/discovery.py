@@ -54,7 +54,11 @@ _MAX_AGE = re.compile(r"(?:^|,)\s*max-age\s*=\s*\"?(\d+)\"?", re.IGNORECASE)
 
 
 class CardNotFoundError(InvalidAgentResponseError):
-    """No agent card at any of the places it may be published."""
+    """No agent card at any of the places it may be published.
+
+    ``data`` has the card URLs tried (``cardUrls``) and the HTTP status (``httpStatus``):
+    404 or 410, or a success that was a web page (``contentType`` ``text/html``).
+    """
 
     default_message = "No agent card found"
 
@@ -188,6 +192,7 @@ class CardResolver:
         self.timeout = timeout
         self.last_url: str | None = None
         """The URL the last resolved card came from (base for relative interface URLs)."""
+        self._missing_status = 404  # what the last "no card here" answer said (404 or 410)
 
     async def resolve(
         self, agent_url: str | None = None, *, card_url: str | None = None, refresh: bool = False
@@ -202,13 +207,17 @@ class CardResolver:
             candidates = card_urls(agent_url)
         else:
             raise ValueError("Give the agent's URL or its card's URL")
-        statuses: list[str] = []
+        tried: list[str] = []
         for url in candidates:
             card = await self.fetch(url, refresh=refresh)
             if card is not None:
                 return card
-            statuses.append(url)
-        raise CardNotFoundError(f"No agent card at {' or '.join(statuses)} (HTTP 404)")
+            tried.append(url)
+        status = self._missing_status
+        raise CardNotFoundError(
+            f"No agent card at {' or '.join(tried)} (HTTP {status})",
+            data={"cardUrls": tried, "httpStatus": status},
+        )
 
     async def fetch(self, url: str, *, refresh: bool = False) -> AgentCard | None:
         """The card at ``url``; None when the server says there is none (404 / 410)."""
@@ -254,11 +263,18 @@ class CardResolver:
         if status in (404, 410):
             await response.aclose()
             self.cache.discard(url)
+            self._missing_status = status
             return None
         body = await read_bounded(response, self.limits.max_bytes)
         if not 200 <= status < 300:
             error = error_from_response(status, body, DecodeLimits())
             raise _card_error(error, url, status)
+        kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if kind == "text/html":  # a web site that answers every path with a page
+            raise CardNotFoundError(
+                f"No agent card at {url}: HTTP {status} with a web page (text/html)",
+                data={"cardUrls": [url], "httpStatus": status, "contentType": kind},
+            )
         card = parse_card(body, self.limits)
         may_store, seconds = _freshness(response.headers)
         if may_store:

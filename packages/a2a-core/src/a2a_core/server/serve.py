@@ -309,7 +309,7 @@ async def serve_async(
 ) -> None:
     """Serve until cancelled or interrupted (Ctrl+C), in the running event loop.
 
-    ``announce`` prints one line with the agent's URL to stderr once bound. The
+    ``announce`` prints the agent's URL (and its playground's) to stderr once bound. The
     process is left as it was (no ``gc.freeze()``): the loop may run other work.
     """
     await _serve(
@@ -376,6 +376,8 @@ async def _serve(
         if announce:
             where = f"{base} and gRPC {grpc_address}" if grpc_address else base
             print(f"A2A agent {app.card.name!r} at {where} (Ctrl+C to stop)", file=sys.stderr)
+            if app.options.playground:  # as `a2a serve` says it
+                print(f"Playground: {base}/playground/", file=sys.stderr)
         await server.serve(sockets=[sock])
     finally:
         if grpc is not None:

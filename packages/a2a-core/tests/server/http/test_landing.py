@@ -74,6 +74,29 @@ async def test_curl_gets_plain_text(unused_tcp_port: int, accept: str | None) ->
     assert r.text.startswith(f"Evil {HOSTILE} - an A2A (Agent2Agent) agent\n")
     assert f"Agent card: {base}/.well-known/agent-card.json\n" in r.text
     assert f'a2a send {base} "hello"' in r.text
+    assert r.text.endswith(f"\nOr try it in a browser: {base}/playground/\n")
+
+
+async def test_curl_is_pointed_at_the_playground_it_can_open(unused_tcp_port: int) -> None:
+    async with (
+        running_server(echo, port=unused_tcp_port) as srv,
+        httpx.AsyncClient(base_url=f"http://127.0.0.1:{srv.port}") as client,
+    ):
+        text = (await client.get("/", headers={"accept": "*/*"})).text
+        link = text.rpartition("Or try it in a browser: ")[2].strip()
+        assert link == f"http://127.0.0.1:{srv.port}/playground/"
+        page = await client.get(link)
+        assert (page.status_code, page.headers["content-type"]) == (200, "text/html; charset=utf-8")
+
+
+async def test_curl_text_names_no_playground_when_there_is_none(unused_tcp_port: int) -> None:
+    async with (
+        running_server(echo, port=unused_tcp_port, playground=False) as srv,
+        httpx.AsyncClient(base_url=f"http://127.0.0.1:{srv.port}") as client,
+    ):
+        text = (await client.get("/", headers={"accept": "*/*"})).text
+    assert "playground" not in text
+    assert text.endswith(f'a2a send http://127.0.0.1:{srv.port} "hello"\n')
 
 
 async def test_a_json_only_client_keeps_the_json_rpc_405(unused_tcp_port: int) -> None:
@@ -99,4 +122,15 @@ async def test_the_page_at_root_when_json_rpc_lives_elsewhere_and_when_mounted()
             assert r.status_code == 200, path
             assert "<h1>Mounted</h1>" in r.text
             assert 'href="http://host.test/agents/one/.well-known/agent-card.json"' in r.text
+    await service.aclose()
+
+
+async def test_mounted_curl_text_points_below_the_mount_path() -> None:
+    service = A2AService(echo, make_card())
+    app = create_app(service)
+    transport = httpx.ASGITransport(app, root_path="/agents/one")
+    async with httpx.AsyncClient(transport=transport, base_url="http://host.test") as client:
+        text = (await client.get("/agents/one/", headers={"accept": "*/*"})).text
+        assert text.endswith("Or try it in a browser: http://host.test/agents/one/playground/\n")
+        assert (await client.get("/agents/one/playground/")).status_code == 200
     await service.aclose()

@@ -102,7 +102,7 @@ class A2AApp:
             max_age=opts.card_max_age,
             modified_at=time.time(),
         )
-        self._landing = LandingPage(self.card)
+        self._landing = LandingPage(self.card, playground=opts.playground)
         self._proxies = TrustedProxies(opts.trusted_proxies) if opts.trusted_proxies else None
         self._playground = PlaygroundFiles() if opts.playground else None
         self._not_found = dumps(

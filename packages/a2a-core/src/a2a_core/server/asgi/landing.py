@@ -18,6 +18,7 @@ from ...types import AgentCard
 from .access import label
 from .http import Scope, Send, header_map
 from .origin import request_base
+from .playground import PLAYGROUND_PATH
 
 __all__ = ["PAGE_METHODS", "LandingPage"]
 
@@ -40,10 +41,12 @@ _STYLE = (
 class LandingPage:
     """The page for one app's card; rendered per request (pages are rare, cards fixed)."""
 
-    __slots__ = ("card",)
+    __slots__ = ("card", "playground")
 
-    def __init__(self, card: AgentCard) -> None:
+    def __init__(self, card: AgentCard, *, playground: bool = False) -> None:
         self.card = card
+        self.playground = playground
+        """Whether ``/playground/`` is served: the text then points a person there."""
 
     def wanted(self, accept: str | None) -> bool:
         """Whether to answer with the page rather than the JSON-RPC 405 (a JSON-only client)."""
@@ -87,6 +90,8 @@ class LandingPage:
             f"  a2a card {base}",
             f'  a2a send {base} "hello"',
         ]
+        if self.playground:
+            lines += ["", f"Or try it in a browser: {base}{PLAYGROUND_PATH}/"]
         return "\n".join(lines) + "\n"
 
     def html(self, base: str) -> str:

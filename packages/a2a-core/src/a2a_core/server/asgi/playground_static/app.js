@@ -359,7 +359,9 @@ async function listTasks() {
     return;
   }
   try {
-    const result = await run("list", { pageSize: 20, historyLength: 1 });
+    // The whole history: the question is its first user message, which a crew's or a
+    // graph's progress messages push out of any short window of the latest ones.
+    const result = await run("list", { pageSize: 20 });
     list.replaceChildren();
     for (const task of result.tasks || []) {
       const first = (task.history || []).find((m) => m.role === "ROLE_USER");

@@ -192,7 +192,6 @@ class CardResolver:
         self.timeout = timeout
         self.last_url: str | None = None
         """The URL the last resolved card came from (base for relative interface URLs)."""
-        self._missing_status = 404  # what the last "no card here" answer said (404 or 410)
 
     async def resolve(
         self, agent_url: str | None = None, *, card_url: str | None = None, refresh: bool = False
@@ -208,12 +207,13 @@ class CardResolver:
         else:
             raise ValueError("Give the agent's URL or its card's URL")
         tried: list[str] = []
+        status = 404
         for url in candidates:
-            card = await self.fetch(url, refresh=refresh)
-            if card is not None:
-                return card
+            found = await self._fetch(url, refresh=refresh)
+            if isinstance(found, AgentCard):
+                return found
             tried.append(url)
-        status = self._missing_status
+            status = found
         raise CardNotFoundError(
             f"No agent card at {' or '.join(tried)} (HTTP {status})",
             data={"cardUrls": tried, "httpStatus": status},
@@ -221,6 +221,11 @@ class CardResolver:
 
     async def fetch(self, url: str, *, refresh: bool = False) -> AgentCard | None:
         """The card at ``url``; None when the server says there is none (404 / 410)."""
+        found = await self._fetch(url, refresh=refresh)
+        return found if isinstance(found, AgentCard) else None
+
+    async def _fetch(self, url: str, *, refresh: bool) -> AgentCard | int:
+        """The card at ``url``, or the status (404 or 410) that says there is none."""
         cached = self.cache.get(url)
         now = self.cache.clock()
         if cached is not None and not refresh and now < cached.expires_at:
@@ -263,8 +268,7 @@ class CardResolver:
         if status in (404, 410):
             await response.aclose()
             self.cache.discard(url)
-            self._missing_status = status
-            return None
+            return status
         body = await read_bounded(response, self.limits.max_bytes)
         if not 200 <= status < 300:
             error = error_from_response(status, body, DecodeLimits())

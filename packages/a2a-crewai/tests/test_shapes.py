@@ -100,3 +100,18 @@ async def test_a_crews_reply_text_is_its_final_result() -> None:
         by_id = {a.artifact_id: a for a in result.artifacts}
         assert by_id["task-1"].parts[0].text == "- AI agents is moving fast"
         assert set(by_id) == {"task-1", "result"}
+
+
+def test_a2a_list_shows_a_crews_final_result(capsys: pytest.CaptureFixture[str]) -> None:
+    """``a2a list`` names each task by its answer: a crew's final result, not a step's."""
+    from a2a_core.cli import main
+    from a2a_core.testing.threads import served_in_thread
+
+    with served_in_thread(research_crew()) as url:
+        assert main(["send", url, "AI agents", "-q"]) == 0
+        capsys.readouterr()
+        assert main(["list", url]) == 0
+        rows = capsys.readouterr().out.splitlines()[1:]
+    assert len(rows) == 1
+    assert rows[0].endswith("# Report AI agents: moving fast.")
+    assert "is moving fast" not in rows[0]  # the research step's own output

@@ -18,6 +18,7 @@ from ._httpx_cli import skip_httpx_cli as _skip_httpx_cli
 
 if TYPE_CHECKING:
     from ..identity import Credential, MissingCredentialError
+    from .catalog import AgentCatalog, CatalogEntry, CatalogNotFoundError, discover
     from .client import A2AClient, Content, EventStream, TaskRef
     from .discovery import (
         CachedCard,
@@ -45,6 +46,7 @@ __all__ = [
     "A2AClient",
     "A2AConnectionError",
     "A2ATimeoutError",
+    "AgentCatalog",
     "BackgroundLoop",
     "CachedCard",
     "CallOptions",
@@ -52,6 +54,8 @@ __all__ = [
     "CardLimits",
     "CardNotFoundError",
     "CardResolver",
+    "CatalogEntry",
+    "CatalogNotFoundError",
     "ClientCredentials",
     "ClientTransport",
     "Content",
@@ -75,6 +79,7 @@ __all__ = [
     "TokenError",
     "card_urls",
     "describe_card",
+    "discover",
     "remote_skills",
     "sanitize_card",
     "sanitize_text",
@@ -90,6 +95,10 @@ _LAZY = {
     "Content": ".client",
     "EventStream": ".client",
     "TaskRef": ".client",
+    "AgentCatalog": ".catalog",
+    "CatalogEntry": ".catalog",
+    "CatalogNotFoundError": ".catalog",
+    "discover": ".catalog",
     "CachedCard": ".discovery",
     "CardCache": ".discovery",
     "CardLimits": ".discovery",

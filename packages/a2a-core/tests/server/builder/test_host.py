@@ -35,13 +35,15 @@ async def test_each_agent_has_its_path_card_and_tasks_and_they_share_one_store()
     async with running_server(agents, store=store) as server:
         base = server.url.replace("localhost", "127.0.0.1")
         async with await A2AClient.connect(base + "/upper") as up:
-            assert up.card is not None and up.card.name == "upper"
+            assert up.card is not None
+            assert up.card.name == "upper"
             assert {i.url for i in up.card.supported_interfaces} >= {base + "/upper"}
             done = await up.send("Hi there")
             assert done.text == "HI THERE"
             task_id = done.task.id if done.task else None
         async with await A2AClient.connect(base + "/lower") as low:
-            assert low.card is not None and low.card.name == "Whisperer"
+            assert low.card is not None
+            assert low.card.name == "Whisperer"
             assert (await low.send("Hi There")).text == "hi there"
             assert task_id is not None
             with pytest.raises(TaskNotFoundError):
@@ -84,9 +86,12 @@ async def test_the_root_page_and_the_catalog_list_every_agent() -> None:
 
 
 async def test_a_single_agent_publishes_a_catalog_of_one() -> None:
-    async with running_server(upper, public_url="https://agents.example.com/up") as server:
-        async with httpx.AsyncClient() as http:
-            catalog = (await http.get(server.url.replace("https://agents.example.com/up", f"http://127.0.0.1:{server.port}") + "/.well-known/ai-catalog.json")).json()
+    async with (
+        running_server(upper, public_url="https://agents.example.com/up") as server,
+        httpx.AsyncClient() as http,
+    ):
+        url = f"http://127.0.0.1:{server.port}/.well-known/ai-catalog.json"
+        catalog = (await http.get(url)).json()
     assert catalog["specVersion"] == "1.0"
     assert catalog["entries"] == [
         {

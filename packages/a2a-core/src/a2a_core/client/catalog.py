@@ -37,6 +37,7 @@ __all__ = [
     "CatalogNotFoundError",
     "catalog_urls",
     "discover",
+    "discover_sync",
     "fetch_catalog",
     "parse_catalog",
 ]
@@ -245,3 +246,18 @@ async def discover(
             return found
         tried.append(candidate)
     raise CatalogNotFoundError(f"No AI Catalog at {' or '.join(tried)} (HTTP 404)")
+
+
+def discover_sync(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    verify_catalog: CardVerifier | None = None,
+) -> AgentCatalog:
+    """``discover`` from sync code (on a private thread, so it works under a running loop)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="a2a-catalog") as pool:
+        coroutine = discover(url, headers=headers, verify_catalog=verify_catalog)
+        return pool.submit(asyncio.run, coroutine).result()

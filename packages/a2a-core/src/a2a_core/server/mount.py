@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Mapping, MutableMapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, cast
+from typing import Any, cast, overload
 
 from .asgi.app import A2AApp
 from .asgi.host import AgentHost
@@ -30,6 +30,23 @@ from .service import ConfigurationError
 __all__ = ["mount"]
 
 HostLifespan = Callable[[Any], AbstractAsyncContextManager[Any]]
+
+
+@overload
+def mount(  # pyright: ignore[reportOverlappingOverload] - a mapping is several agents
+    host: Any,
+    agent: Mapping[str, Any],
+    *,
+    path: str,
+    card: CardLike | None = None,
+    **options: Any,
+) -> AgentHost: ...
+
+
+@overload
+def mount(
+    host: Any, agent: Any, *, path: str, card: CardLike | None = None, **options: Any
+) -> A2AApp: ...
 
 
 def mount(

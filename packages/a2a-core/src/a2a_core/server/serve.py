@@ -60,13 +60,15 @@ class RunningServer:
     """The base URL clients use (``http://localhost:PORT`` for loopback hosts)."""
     host: str
     port: int
-    app: A2AApp | AgentHost
-    """The app: one agent's, or the host of several (``serve({...})``)."""
+    app: A2AApp
+    """The agent's app (the first agent's, when several are served: see ``hosted``)."""
     service: A2AService
-    """The agent's service (the first agent's, for a host of several)."""
+    """The agent's service (the first agent's, when several are served)."""
     server: uvicorn.Server
     grpc_address: str | None = None
     """``host:port`` of the gRPC binding, when started (``grpc_port=``)."""
+    hosted: AgentHost | None = None
+    """The host of every agent, when several are served (``running_server({...})``)."""
 
 
 def public_base_url(
@@ -447,14 +449,16 @@ async def running_server(
             if asyncio.get_running_loop().time() > deadline:
                 raise RuntimeError(f"the server did not start within {startup_timeout} s")
             await asyncio.sleep(0.005)
+        first = app if isinstance(app, A2AApp) else next(iter(app.apps.values()))
         yield RunningServer(
             base,
             host,
             bound_port,
-            app,
-            app.service,
+            first,
+            first.service,
             server,
             grpc_address=grpc.server.address if grpc is not None else None,
+            hosted=app if isinstance(app, AgentHost) else None,
         )
     finally:
         if task is not None and not task.done():

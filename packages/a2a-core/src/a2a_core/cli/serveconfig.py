@@ -210,13 +210,13 @@ def load_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     from_file: dict[str, Any] = {}
     agents: list[AgentSpec] | None = None
     if source is not None:
-        from_file, agents = _read_file(source, actions, parser)
+        from_file, agents = _read_file(source, actions)
     for dest, action in actions.items():
         if dest in given:
             continue
         raw = os.environ.get(env_name(dest))
         if raw is not None and raw != "":
-            setattr(args, dest, _from_env(env_name(dest), raw, action, parser))
+            setattr(args, dest, _from_env(env_name(dest), raw, action))
         elif dest in from_file:
             setattr(args, dest, from_file[dest])
     targets = os.environ.get(TARGETS_ENV)
@@ -226,7 +226,7 @@ def load_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 
 def _read_file(
-    source: _Source, actions: Mapping[str, argparse.Action], parser: argparse.ArgumentParser
+    source: _Source, actions: Mapping[str, argparse.Action]
 ) -> tuple[dict[str, Any], list[AgentSpec] | None]:
     values: dict[str, Any] = {}
     agents: list[AgentSpec] | None = None
@@ -241,9 +241,9 @@ def _read_file(
                 raise source.error(raw_key, "'targets' must be a list of TARGETs")
             agents = (agents or []) + [_spec(t, base) for t in names]
         elif key == "agents":
-            agents = (agents or []) + _read_agents(source, raw_key, value, actions, parser)
+            agents = (agents or []) + _read_agents(source, raw_key, value, actions)
         elif key in actions:
-            values[key] = _convert(source, raw_key, value, actions[key], parser, base)
+            values[key] = _convert(source, raw_key, value, actions[key], base)
         else:
             raise source.error(raw_key, _unknown(raw_key, valid))
     return values, agents
@@ -254,7 +254,6 @@ def _read_agents(
     raw_key: str,
     value: Any,
     actions: Mapping[str, argparse.Action],
-    parser: argparse.ArgumentParser,
 ) -> list[AgentSpec]:
     if not isinstance(value, dict):
         raise source.error(raw_key, "'agents' must hold one [agents.NAME] table per agent")
@@ -277,7 +276,7 @@ def _read_agents(
             elif key == "option" and isinstance(item, dict):
                 settings["option"] = [(_key(k), v) for k, v in cast("dict[str, Any]", item).items()]
             elif key in AGENT_KEYS:
-                settings[key] = _convert(source, raw, item, actions[key], parser, None, section)
+                settings[key] = _convert(source, raw, item, actions[key], None, section)
             else:
                 raise source.error(raw, _unknown(raw, valid), section)
         if target is None:
@@ -299,7 +298,6 @@ def _convert(
     raw_key: str,
     value: Any,
     action: argparse.Action,
-    parser: argparse.ArgumentParser,
     base: Path | None,
     section: tuple[str, ...] = (),
 ) -> Any:
@@ -346,7 +344,7 @@ def _typed(fail: Callable[[str], UsageError], text: str, action: argparse.Action
     return converted
 
 
-def _from_env(name: str, raw: str, action: argparse.Action, parser: argparse.ArgumentParser) -> Any:
+def _from_env(name: str, raw: str, action: argparse.Action) -> Any:
     def fail(message: str) -> UsageError:
         return UsageError(f"${name}: {message}")
 

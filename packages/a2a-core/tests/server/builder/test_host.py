@@ -119,3 +119,25 @@ async def test_mount_takes_several_agents() -> None:
             f"{base}/upper/.well-known/agent-card.json",
             f"{base}/lower/.well-known/agent-card.json",
         ]
+
+
+async def test_the_agents_share_one_store_one_push_service_and_the_auth() -> None:
+    agents = {"upper": upper, "lower": lower}
+    options = {"push": True, "allow_private_push_targets": True, "bearer_tokens": {"t0k": "ada"}}
+    async with running_server(agents, **options) as server:
+        assert server.hosted is not None
+        services = [app.service for app in server.hosted.apps.values()]
+        assert services[0].store is services[1].store
+        assert services[0].push is not None
+        assert services[0].push is services[1].push
+        base = server.url.replace("localhost", "127.0.0.1")
+        async with httpx.AsyncClient() as http:
+            for name in agents:
+                card = (await http.get(f"{base}/{name}/.well-known/agent-card.json")).json()
+                assert "bearer" in card["securitySchemes"]
+                refused = await http.post(f"{base}/{name}", json={})
+                assert refused.status_code == 401
+        async with await A2AClient.connect(
+            base + "/lower", headers={"Authorization": "Bearer t0k"}
+        ) as client:
+            assert (await client.send("OK")).text == "ok"

@@ -51,6 +51,10 @@ async def test_each_agent_has_its_path_card_and_tasks_and_they_share_one_store()
             assert [t.id for t in (await low.list_tasks()).tasks] != [task_id]
         async with await A2AClient.connect(base + "/upper") as up:
             assert (await up.get_task(task_id)).id == task_id
+            async with up.stream("streamed") as events:
+                seen = [e async for e in events]
+                assert (await events.result()).text == "STREAMED"
+            assert seen  # its own SSE stream, below its path
         # both agents' tasks live in the one store, each under its agent's scope
         assert await store.get(task_id, None) is None
         assert await store.get(task_id, owner_key(None, None, "upper")) is not None

@@ -30,7 +30,13 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "a2a_core.signing needs the [jwt] extra: pip install 'a2a-adapters-core[jwt]'"
     ) from exc
 
-__all__ = ["CardSignatureError", "CardSigner", "CardVerifier", "canonical_card"]
+__all__ = [
+    "CardSignatureError",
+    "CardSigner",
+    "CardVerifier",
+    "canonical_card",
+    "canonical_json",
+]
 
 _ASYMMETRIC = (
     "RS256",
@@ -70,6 +76,11 @@ def canonical_card(card: AgentCard) -> bytes:
     return rfc8785.dumps(_clean(document) or {})
 
 
+def canonical_json(document: Any) -> bytes:
+    """Any JSON document in its RFC 8785 (JCS) form: the payload of a detached signature."""
+    return rfc8785.dumps(document)
+
+
 def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
@@ -99,6 +110,16 @@ class CardSigner:
         )
         protected, _, signature = token.split(".")
         return AgentCardSignature(protected=protected, signature=signature)
+
+    def detached(self, payload: bytes) -> str:
+        """A detached JWS over ``payload`` in compact form (``header..signature``), as the
+        AI Catalog's ``signature`` member carries it (the same key, kid and algorithm)."""
+        header: dict[str, Any] = {"kid": self.kid}
+        if self.jku:
+            header["jku"] = self.jku
+        token = jwt.api_jws.encode(payload, self._key, algorithm=self.algorithm, headers=header)
+        protected, _, signature = token.split(".")
+        return f"{protected}..{signature}"
 
     def __call__(self, card: AgentCard) -> AgentCard:
         """The card with its signature added (the server calls this on the card it serves)."""
@@ -180,6 +201,33 @@ class CardVerifier:
         raise CardSignatureError(
             f"no signature on the agent card of {card.name!r} verifies ({'; '.join(reasons)})"
         )
+
+    def verify_detached(self, payload: bytes, jws: str, *, what: str = "the document") -> str:
+        """The ``kid`` that signed ``payload`` as the detached compact JWS ``jws``
+        (``header..signature``); ``CardSignatureError`` when it does not verify."""
+        protected, sep, rest = jws.partition(".")
+        embedded, sep2, signature = rest.partition(".")
+        if not sep or not sep2 or embedded:
+            raise CardSignatureError(f"the signature of {what} is not a detached compact JWS")
+        try:
+            header = json.loads(base64.urlsafe_b64decode(protected + "=" * (-len(protected) % 4)))
+        except ValueError:
+            raise CardSignatureError(
+                f"the signature of {what} has a header that is not JSON"
+            ) from None
+        kid = cast("dict[str, Any]", header).get("kid") if isinstance(header, dict) else None
+        key = self._keys.get(kid) if isinstance(kid, str) else None
+        if key is None:
+            raise CardSignatureError(
+                f"the signature of {what}: kid {str(kid)[:40]!r} is not a trusted key"
+            )
+        try:
+            jwt.api_jws.decode_complete(
+                f"{protected}.{_b64(payload)}.{signature}", key, algorithms=self.algorithms
+            )
+        except jwt.PyJWTError as exc:
+            raise CardSignatureError(f"the signature of {what} does not verify: {exc}") from None
+        return cast(str, kid)
 
     async def averify(self, card: AgentCard) -> str:
         """``verify``, fetching the pinned JWKS first when one is configured."""

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .executor import CrewAgent
     from .member import RemoteA2AAgent
     from .serving import running_server, serve, serve_async
-    from .tools import A2ATool, remote_agent_tool
+    from .tools import A2ATool, catalog_tools, remote_agent_tool
     from .tracing import install_tracing
 
 __version__ = "0.1.0"
@@ -38,6 +38,7 @@ __all__ = [
     "A2ATool",
     "CrewAgent",
     "RemoteA2AAgent",
+    "catalog_tools",
     "install_tracing",
     "offline_crewai",
     "remote_agent_tool",
@@ -52,6 +53,7 @@ _LAZY = {
     "RemoteA2AAgent": ".member",
     "A2ATool": ".tools",
     "remote_agent_tool": ".tools",
+    "catalog_tools": ".tools",
     "serve": ".serving",
     "serve_async": ".serving",
     "running_server": ".serving",

@@ -39,7 +39,7 @@ from ._remote import RemoteAgent
 from ._runs import current_run
 from .tracing import install_tracing
 
-__all__ = ["A2ATool", "A2AToolInput", "remote_agent_tool"]
+__all__ = ["A2ATool", "A2AToolInput", "catalog_tools", "remote_agent_tool"]
 
 CONTINUE_HINT = "Call this tool again with the answer: it continues the same request."
 
@@ -239,3 +239,22 @@ def remote_agent_tool(
     tool.file_roots = tuple(file_roots)
     tool.save_dir = save_dir
     return tool
+
+
+def catalog_tools(url: str, **options: Any) -> list[A2ATool]:
+    """One tool per agent of the AI Catalog at ``url`` (the catalog's URL, or a host that
+    publishes one at ``/.well-known/ai-catalog.json``); ``options`` go to
+    ``remote_agent_tool`` for each (their ``headers`` are sent for the catalog too)."""
+    from a2a_core.client.catalog import discover_sync
+
+    catalog = discover_sync(url, headers=options.get("headers"))
+    tools: list[A2ATool] = []
+    try:
+        for agent in catalog.agents:
+            if agent.url:
+                tools.append(remote_agent_tool(agent.url, **options))
+    except BaseException:
+        for built in tools:
+            built.close()
+        raise
+    return tools

@@ -572,6 +572,24 @@ class A2AToolkit(BaseToolkit):
                 await built.aclose()
             raise
 
+    @classmethod
+    def from_catalog(cls, url: str, **options: Any) -> A2AToolkit:
+        """One tool per agent of the AI Catalog at ``url`` (the catalog's URL, or a host
+        that publishes one at ``/.well-known/ai-catalog.json``); ``options`` as for
+        ``from_urls`` (their ``headers`` are sent for the catalog too)."""
+        from a2a_core.client.catalog import discover_sync
+
+        catalog = discover_sync(url, headers=options.get("headers"))
+        return cls.from_urls([a.url for a in catalog.agents if a.url], **options)
+
+    @classmethod
+    async def afrom_catalog(cls, url: str, **options: Any) -> A2AToolkit:
+        """``from_catalog`` for async code."""
+        from a2a_core.client.catalog import discover
+
+        catalog = await discover(url, headers=options.get("headers"))
+        return await cls.afrom_urls([a.url for a in catalog.agents if a.url], **options)
+
     def get_tools(self) -> list[BaseTool]:
         """The tools, for ``model.bind_tools`` / an agent."""
         return list(self.tools)

@@ -23,6 +23,7 @@ from .usage import UsageError
 
 if TYPE_CHECKING:
     from ..client import A2AClient
+    from ..client.catalog import AgentCatalog
     from ..types import AgentCard, Message, Task
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "connection_parser",
     "exit_code_for",
     "fetch_card",
+    "fetch_catalog",
     "parse_header",
     "session_of",
 ]
@@ -363,6 +365,17 @@ async def connect(args: argparse.Namespace) -> AsyncGenerator[A2AClient]:
         yield client
     finally:
         await client.aclose()
+
+
+async def fetch_catalog(args: argparse.Namespace) -> AgentCatalog:
+    """The AI Catalog at ``args.url`` (a catalog URL, or below the URL, or at its origin)."""
+    import httpx
+
+    from ..client.catalog import discover
+
+    url = check_url(args.url)
+    async with httpx.AsyncClient(headers=_headers(args), verify=_ssl(args)) as http:
+        return await discover(url, http=http)
 
 
 async def fetch_card(args: argparse.Namespace) -> AgentCard:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..bindings import bindings
 from .common import ExitCode, UsageError, check_url, parse_header
 from .options import check_adapter_options, parse_option
+from .serveconfig import AgentSpec, agents_from_args, load_settings, track_explicit
 from .target import is_url, load_target
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ examples:
   a2a serve agent.py:agent --store redis://cache:6379/0 --lease-seconds 15   # one of several
   a2a serve chain.py:chain -o stream=false -o input_key=question   # adapter options
   a2a serve https://agent.example.com --port 9000   # a gateway to a remote agent
+  a2a serve chains.py:summarize chains.py:translate team=crew.py:crew   # three agents
+  a2a serve --config a2a.toml                    # settings (and agents) from a file
 
 TARGET names an agent object: a LangChain Runnable or a CrewAI Crew (with
 their adapter packages installed), an AgentExecutor (instance or class), or
@@ -76,9 +79,21 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "target",
+        "targets",
         metavar="TARGET",
-        help="module:attribute, path/to/file.py:attribute, or the http(s):// URL of an agent",
+        nargs="*",
+        help=(
+            "module:attribute, path/to/file.py:attribute, or the http(s):// URL of an agent; "
+            "several: each served below /NAME (its attribute's name, or PATH=TARGET)"
+        ),
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help=(
+            "read settings from this TOML file (default: $A2A_CONFIG, else [tool.a2a] in "
+            "./pyproject.toml); flags win over A2A_* variables, which win over the file"
+        ),
     )
     net = parser.add_argument_group("where")
     net.add_argument(
@@ -348,7 +363,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=("critical", "error", "warning", "info", "debug"),
         help="server log level (default: %(default)s)",
     )
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, serve_parser=parser)
+    track_explicit(parser)
 
 
 def _port(value: str) -> int:
@@ -541,7 +557,7 @@ async def _resolve_local(
     from ..server.service import ConfigurationError
 
     try:
-        return resolve_agent(agent, options, adapter=args.adapter)
+        return resolve_agent(agent, options, adapter=args.adapter or None)
     except (TypeError, ConfigurationError) as exc:
         raise UsageError(_first_line(exc), cause=exc) from None
 
@@ -669,7 +685,32 @@ def _card(
     )
 
 
+_PER_AGENT = ("name", "description", "agent_version", "skill", "option", "adapter")
+
+
+def _agents(args: argparse.Namespace) -> list[AgentSpec]:
+    """The agents to serve: the TARGETs given, else those of the environment or file."""
+    layered = load_settings(args, args.serve_parser)
+    targets: list[str] = list(args.targets or [])
+    specs = agents_from_args(targets) if targets else (layered.agents or [])
+    if not specs:
+        where = f" or in {layered.source}" if layered.source else ""
+        raise UsageError(
+            f"name a TARGET to serve (on the command line{where}: targets = [...] or "
+            "[agents.NAME] in a config file, or $A2A_TARGETS)"
+        )
+    return specs
+
+
 async def run(args: argparse.Namespace) -> int:
+    specs = _agents(args)
+    if len(specs) > 1 or specs[0].named:
+        return await _run_many(args, specs)
+    args.target = specs[0].target
+    return await _run_one(args)
+
+
+async def _run_one(args: argparse.Namespace) -> int:
     gateway = is_url(args.target)
     agent = None if gateway else load_target(args.target)  # first: a typo fails fast
 
@@ -767,7 +808,7 @@ async def run(args: argparse.Namespace) -> int:
             from ..server.asgi.access import use_log_level
 
             use_log_level(args.log_level, args.log_format)
-        name = safe_text(server.app.card.name, single_line=True)
+        name = safe_text(server.service.card.name, single_line=True)
         what = f"a gateway to {args.target}" if gateway else _kind(resolved)
         console.line(f'Serving "{name}" ({what}) at {server.url}')
         console.line(f"Agent card: {server.url}/.well-known/agent-card.json")
@@ -797,6 +838,135 @@ async def run(args: argparse.Namespace) -> int:
         console.line(console.dim("; ".join(details)))
         if args.public_url:
             console.line(console.dim(f"Listening on {args.host}:{port}"))
+        console.line("Press Ctrl-C to stop.")
+        await stop.wait()
+        console.line(f"Stopping{'…' if console.unicode else '...'} (Ctrl-C again: at once)")
+    console.line("Stopped.")
+    return ExitCode.OK
+
+
+async def _run_many(args: argparse.Namespace, specs: Sequence[AgentSpec]) -> int:
+    """Several agents in one process, each below /NAME, sharing the store, push and auth."""
+    for dest in _PER_AGENT:
+        value = getattr(args, dest)
+        if value and value != args.serve_parser.get_default(dest):
+            flag = "-o" if dest == "option" else "--" + dest.replace("_", "-")
+            raise UsageError(
+                f"{flag} is one agent's: with several agents, set it per agent "
+                "([agents.NAME] tables in a config file)"
+            )
+    if args.grpc_port is not None:
+        raise UsageError("--grpc-port serves one agent; several agents are served over HTTP")
+    loaded = [(spec, None if is_url(spec.target) else load_target(spec.target)) for spec in specs]
+
+    from ..server.builder import HostedAgent
+    from ..server.serve import public_base_url, running_server
+    from ..server.service import ConfigurationError
+    from .render import Console, safe_text
+
+    console = Console()
+    shared = {
+        k: v for k, v in _options(args).items() if k not in ("name", "description", "version")
+    }
+    config = _manager_config(args)
+    tls = _server_tls(args)
+    scheme = "https" if tls is not None else "http"
+    if args.public_url:
+        check_url(args.public_url)
+    if not any(is_url(spec.target) for spec in specs):
+        _refuse_remote_options(args)
+    if args.otel:
+        from .. import telemetry
+
+        try:
+            telemetry.enable()
+        except telemetry.TelemetryUnavailableError as exc:
+            raise UsageError(str(exc)) from None
+    async with AsyncExitStack() as stack:
+        stop = _StopSignal()
+        stack.callback(stop.uninstall)
+        stop.install()
+        stack.enter_context(_quiet_cancellations(stop))
+        port: int = args.port or _free_port(args.host)
+        base = public_base_url(args.host, port, args.public_url, scheme=scheme)
+        agents: dict[str, HostedAgent] = {}
+        kinds: dict[str, str] = {}
+        titles: dict[str, str] = {}
+        for spec, agent in loaded:
+            mine = argparse.Namespace(**{**vars(args), **spec.settings, "target": spec.target})
+            options = _options(mine)
+            adapter_options: dict[str, Any] = dict(mine.option)
+            if agent is None:
+                if adapter_options:
+                    raise UsageError(f"{spec.name}: -o sets adapter options; a gateway has none")
+                resolved, _ = await _resolve_remote(mine, stack)
+                kinds[spec.name] = f"a gateway to {spec.target}"
+            else:
+                resolved = await _resolve_local(agent, mine, {**options, **adapter_options})
+                check_adapter_options(resolved, adapter_options)
+                kinds[spec.name] = _kind(resolved)
+            interfaces = _interfaces(f"{base}/{spec.name}", args.versions)
+            card = _card(resolved, options, mine.skill, interfaces)
+            titles[spec.name] = card.name
+            agents[spec.name] = HostedAgent(resolved, card=card)
+        signer = _card_signer(args)
+        try:
+            server = await stack.enter_async_context(
+                running_server(
+                    agents,
+                    host=args.host,
+                    port=port,
+                    public_url=args.public_url,
+                    log_level=args.log_level,
+                    push=bool(args.push),
+                    allow_private_push_targets=bool(args.allow_private_push_targets),
+                    push_signing_secret=_push_signing_secret(args),
+                    graceful_shutdown=3,
+                    store_url=args.store,
+                    config=config,
+                    strict_output_modes=bool(args.strict_output_modes),
+                    operation_scopes=_operation_scopes(args),
+                    playground=not args.no_playground,
+                    card_signer=signer,
+                    tls=tls,
+                    **shared,
+                )
+            )
+        except OSError as exc:
+            raise UsageError(
+                f"cannot listen on {args.host}:{port}: {exc.strerror or exc}"
+            ) from None
+        except (ConfigurationError, TypeError, ValueError, RuntimeError) as exc:
+            raise UsageError(_first_line(exc), cause=exc) from None
+        stop.server = server
+        if args.log_format != "text":
+            from ..server.asgi.access import use_log_level
+
+            use_log_level(args.log_level, args.log_format)
+        console.line(f"Serving {len(agents)} agents at {server.url}")
+        for name in agents:
+            title = safe_text(titles[name], single_line=True)
+            console.line(f'  "{title}" ({kinds[name]}) at {server.url}/{name}')
+        first = next(iter(agents))
+        console.line(
+            f"Agent card: {server.url}/{first}/.well-known/agent-card.json (each below its URL)"
+        )
+        console.line(f"Catalog: {server.url}/.well-known/ai-catalog.json")
+        if not args.no_playground:
+            console.line(f"Playground: {server.url}/ (lists the agents)")
+        console.line(f"Health: {server.url}/healthz (live), {server.url}/readyz (ready)")
+        from ..stores.registry import redact_url
+
+        details = [f"A2A {', '.join(args.versions)}", f"store {redact_url(args.store)} (shared)"]
+        if args.push:
+            details.append("push notifications on")
+        if shared.get("bearer_tokens"):
+            details.append(f"bearer auth ({len(shared['bearer_tokens'])} token(s))")
+        if shared.get("oidc_issuer"):
+            details.append(f"JWT auth from {shared['oidc_issuer']}")
+        if signer is not None:
+            details.append(f"cards and catalog signed ({signer.algorithm}, kid {signer.kid})")
+        console.line(console.dim("; ".join(details)))
         console.line("Press Ctrl-C to stop.")
         await stop.wait()
         console.line(f"Stopping{'…' if console.unicode else '...'} (Ctrl-C again: at once)")

@@ -17,6 +17,7 @@ from .._api import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from ..identity import Credential, MissingCredentialError
+    from .catalog import AgentCatalog, CatalogEntry, CatalogNotFoundError, discover
     from .client import A2AClient, Content, EventStream, TaskRef
     from .discovery import (
         CachedCard,
@@ -44,6 +45,7 @@ __all__ = [
     "A2AClient",
     "A2AConnectionError",
     "A2ATimeoutError",
+    "AgentCatalog",
     "BackgroundLoop",
     "CachedCard",
     "CallOptions",
@@ -51,6 +53,8 @@ __all__ = [
     "CardLimits",
     "CardNotFoundError",
     "CardResolver",
+    "CatalogEntry",
+    "CatalogNotFoundError",
     "ClientCredentials",
     "ClientTransport",
     "Content",
@@ -74,6 +78,7 @@ __all__ = [
     "TokenError",
     "card_urls",
     "describe_card",
+    "discover",
     "remote_skills",
     "sanitize_card",
     "sanitize_text",
@@ -89,6 +94,10 @@ _LAZY = {
     "Content": ".client",
     "EventStream": ".client",
     "TaskRef": ".client",
+    "AgentCatalog": ".catalog",
+    "CatalogEntry": ".catalog",
+    "CatalogNotFoundError": ".catalog",
+    "discover": ".catalog",
     "CachedCard": ".discovery",
     "CardCache": ".discovery",
     "CardLimits": ".discovery",

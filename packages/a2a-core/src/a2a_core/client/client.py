@@ -66,6 +66,7 @@ from .transports.base import CallOptions, ClientTransport, EventIterator, Stream
 if TYPE_CHECKING:
     from ..identity import Credential, Principal
     from ..signing import CardVerifier
+    from .catalog import CatalogEntry
     from .transports.inprocess import LocalService
 
 __all__ = ["A2AClient", "Content", "EventStream", "TaskRef"]
@@ -316,6 +317,31 @@ class A2AClient:
         return cls(
             transport, card=card, interface=interface, extensions=extensions, closers=closers
         )
+
+    @staticmethod
+    async def discover(
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+        verify_catalog: CardVerifier | None = None,
+        verify: VerifySetting = True,
+        cert: ClientCert | None = None,
+    ) -> list[CatalogEntry]:
+        """The agents at a host: the A2A entries of its AI Catalog
+        (``/.well-known/ai-catalog.json``, or ``url`` itself when it names a catalog).
+
+        Connect to one with ``A2AClient.connect(card_url=entry.url)``.
+        ``verify_catalog``: require a catalog signature that verifies with a trusted
+        key (``CardSignatureError`` otherwise). ``CatalogNotFoundError`` when the host
+        publishes none.
+        """
+        from .catalog import discover
+
+        http = _http_client(None, headers, auth, verify, cert)
+        async with http:
+            catalog = await discover(url, http=http, verify_catalog=verify_catalog)
+        return catalog.agents
 
     @classmethod
     def for_endpoint(

@@ -63,7 +63,7 @@ class CardNotFoundError(InvalidAgentResponseError):
     default_message = "No agent card found"
 
 
-def _check_json(value: Any, limits: CardLimits) -> None:
+def check_json(value: Any, limits: CardLimits) -> None:
     stack: list[Any] = [value]
     while stack:
         node = stack.pop()
@@ -108,7 +108,7 @@ def check_card(card: AgentCard, limits: CardLimits = DEFAULT_CARD_LIMITS) -> Age
 def parse_card(body: bytes, limits: CardLimits = DEFAULT_CARD_LIMITS) -> AgentCard:
     """Bounded bytes -> a validated card (1.0, 0.3 or hybrid)."""
     value = parse_json(body, DecodeLimits(max_bytes=limits.max_bytes, max_depth=limits.max_depth))
-    _check_json(value, limits)
+    check_json(value, limits)
     return check_card(card_from_any(value), limits)
 
 

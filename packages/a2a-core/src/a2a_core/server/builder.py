@@ -22,8 +22,10 @@ everywhere (``server.options`` sorts and checks them):
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -40,6 +42,7 @@ from ..plugins import (
 from ..stores.registry import open_task_store
 from ..types import AgentCard, AgentInterface
 from .asgi.app import A2AApp
+from .asgi.host import AgentHost
 from .asgi.origin import interfaces_for
 from .asgi.routes import published_interfaces
 from .authorization import OperationScopes
@@ -57,7 +60,9 @@ from .service import A2AService, ConfigurationError
 __all__ = [
     "LOCAL_BASE",
     "CardLike",
+    "HostedAgent",
     "build_app",
+    "build_host",
     "build_service",
     "configure_service",
     "interfaces_for",
@@ -129,6 +134,7 @@ def build_service(
         lifespan=lifespan,
         files=_file_store(svc),
         operation_scopes=svc.operation_scopes,
+        task_scope=svc.task_scope,
     )
 
 
@@ -219,3 +225,93 @@ def resolve_card(card: CardLike | None, interfaces: list[AgentInterface]) -> Age
     if not card.supported_interfaces:
         return card.model_copy(update={"supported_interfaces": interfaces})
     return card
+
+
+@dataclass(frozen=True, slots=True)
+class HostedAgent:
+    """One agent of a service hosting several, with what is its own: its card and its
+    options (``name``, ``adapter``, an adapter's ``input_key``...). A plain agent object
+    in ``serve({...})`` stands for ``HostedAgent(agent)``."""
+
+    agent: Any
+    card: CardLike | None = None
+    options: Mapping[str, Any] = field(default_factory=dict[str, Any])
+
+
+_SEGMENT = re.compile(r"[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]+)*")
+_SHARED_ONLY = frozenset({"store", "store_url", "push", "push_signing_secret", "public_url"})
+"""Options that configure what the agents share: given once, for the whole service."""
+
+
+def _agent_path(name: str) -> str:
+    """``"summarize"`` -> ``"/summarize"``: the path an agent is served below, checked."""
+    cleaned = name.strip("/")
+    if not _SEGMENT.fullmatch(cleaned) or cleaned.startswith(".well-known"):
+        raise ConfigurationError(
+            f"agent path {name!r}: use letters, digits and . _ ~ - (segments joined by '/'), "
+            "not .well-known"
+        )
+    return "/" + cleaned
+
+
+def build_host(
+    agents: Mapping[str, Any],
+    *,
+    options: Mapping[str, Any],
+    base_url: str | None = None,
+    explicit: Iterable[str] = (),
+) -> AgentHost:
+    """The app serving every agent of ``agents`` (path name -> agent or ``HostedAgent``).
+
+    ``options`` are ``serve``'s and apply to every agent; the agents share one task
+    store (opened once from ``store_url``, or ``store``), one push service and the
+    auth the options configure, while each keeps its tasks to itself
+    (``ServiceOptions.task_scope``). A ``HostedAgent``'s own options come on top of
+    the shared ones. ``base_url``: where the service listens (the agents' card
+    interfaces follow each request's origin below it).
+    """
+    if not agents:
+        raise ConfigurationError("serve at least one agent")
+    names = frozenset(explicit)
+    shared = parse_options(options, explicit=names)
+    svc = shared.service
+    pm = svc.plugin_manager if svc.plugin_manager is not None else get_plugin_manager()
+    store = (
+        svc.store if svc.store is not None else open_task_store(svc.store_url, plugin_manager=pm)
+    )
+    push = _notifier(svc)
+    public_url = shared.app.public_url.rstrip("/") if shared.app.public_url else None
+    common = {
+        k: v for k, v in options.items() if k not in _SHARED_ONLY and k != "push_signing_secret"
+    }
+    common.pop("allow_private_push_targets", None)
+    apps: dict[str, A2AApp] = {}
+    for name, given in agents.items():
+        path = _agent_path(name)
+        if path in apps:
+            raise ConfigurationError(f"two agents are served at {path}")
+        spec = given if isinstance(given, HostedAgent) else HostedAgent(given)
+        shared_here = sorted(_SHARED_ONLY.intersection(spec.options))
+        if shared_here:
+            raise ConfigurationError(
+                f"{name}: {', '.join(shared_here)} configure(s) what the agents share: "
+                "give it once, for the whole service"
+            )
+        own: dict[str, Any] = {**common, **spec.options, "store": store, "task_scope": name}
+        if push is not None:
+            own["push"] = push
+        if public_url:
+            own["public_url"] = public_url + path
+        apps[path] = build_app(
+            spec.agent,
+            card=spec.card,
+            options=parse_options(own, explicit=names),
+            base_url=base_url + path if base_url else None,
+        )
+    return AgentHost(
+        apps,
+        public_url=public_url,
+        trusted_proxies=shared.app.trusted_proxies,
+        card_signer=shared.app.card_signer,
+        card_max_age=shared.app.card_max_age,
+    )

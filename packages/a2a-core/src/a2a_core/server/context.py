@@ -14,14 +14,18 @@ __all__ = ["Credential", "Principal", "ServerCallContext", "owner_key", "owner_p
 _SCOPED = "\x1f"  # unit separator: never the start of an ordinary principal id
 
 
-def owner_key(principal_id: str | None, tenant: str | None) -> str | None:
+def owner_key(principal_id: str | None, tenant: str | None, scope: str | None = None) -> str | None:
     """The store's owner scope for a caller in a tenant (``TaskStore`` keeps one string).
 
     Without a tenant it is the principal id itself (None: anonymous), as before
     tenants scoped tasks; with one, both are encoded together, so a task of
     tenant A is not found under tenant B for the same principal. The encoding
     is injective: no principal id alone can equal a (tenant, principal) key.
+    ``scope`` (the agent of a service hosting several, ``A2AService.task_scope``) is a
+    third member, so a task of one agent is not found through another.
     """
+    if scope:
+        return _SCOPED + json.dumps([tenant or None, principal_id, scope])
     if not tenant:
         if principal_id is not None and principal_id.startswith(_SCOPED):
             return _SCOPED + json.dumps([None, principal_id])
@@ -49,12 +53,16 @@ class ServerCallContext:
     """The request's headers (lower-case names); not in the repr: they carry credentials."""
     base_url: str | None = None
     """The agent's URL as this caller reached it (for links it serves; None: unknown)."""
+    scope: str | None = None
+    """The agent whose tasks this call sees, in a service hosting several (set by the
+    service from its ``task_scope``; None: the only agent)."""
 
     @property
     def owner(self) -> str | None:
         """The scope tasks are kept in: the principal and the tenant (None: anonymous, no
         tenant); see ``owner_key``."""
-        return owner_key(self.principal.id if self.principal is not None else None, self.tenant)
+        principal = self.principal.id if self.principal is not None else None
+        return owner_key(principal, self.tenant, self.scope)
 
     @property
     def credential(self) -> Credential | None:

@@ -16,13 +16,14 @@ from the host application's own installation. Other ASGI frameworks mount
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, MutableMapping
+from collections.abc import AsyncGenerator, Callable, Mapping, MutableMapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import Any, cast, overload
 
 from .asgi.app import A2AApp
+from .asgi.host import AgentHost
 from .asgi.http import Receive, Scope, Send
-from .builder import CardLike, build_app
+from .builder import CardLike, build_app, build_host
 from .options import keyword_names, parse_options
 from .service import ConfigurationError
 
@@ -31,9 +32,26 @@ __all__ = ["mount"]
 HostLifespan = Callable[[Any], AbstractAsyncContextManager[Any]]
 
 
+@overload
+def mount(  # pyright: ignore[reportOverlappingOverload] - a mapping is several agents
+    host: Any,
+    agent: Mapping[str, Any],
+    *,
+    path: str,
+    card: CardLike | None = None,
+    **options: Any,
+) -> AgentHost: ...
+
+
+@overload
 def mount(
     host: Any, agent: Any, *, path: str, card: CardLike | None = None, **options: Any
-) -> A2AApp:
+) -> A2AApp: ...
+
+
+def mount(
+    host: Any, agent: Any, *, path: str, card: CardLike | None = None, **options: Any
+) -> A2AApp | AgentHost:
     """Serve ``agent`` at ``path`` of the Starlette/FastAPI app ``host``; returns the A2A app.
 
     ``agent`` is anything ``serve`` takes: a function, an ``AgentExecutor``,
@@ -41,6 +59,9 @@ def mount(
     ``A2AService``, or an ``A2AApp`` built already (then without options).
     ``options`` are ``serve``'s (``public_url``, ``store_url``,
     ``bearer_tokens``, ``name``...); an unknown name is a ``TypeError``.
+    A mapping of agents (``{"summarize": chain, "crew": crew}``) mounts them all
+    below ``path`` (``/agents/summarize``...), sharing one store, with their AI
+    Catalog at ``path + "/.well-known/ai-catalog.json"``; returns their ``AgentHost``.
 
     The A2A app starts and stops with the host: its startup (plugin
     lifespans) runs inside the host's lifespan, its shutdown (running tasks
@@ -54,7 +75,13 @@ def mount(
             "with another framework, mount create_app(configure_service(agent)) yourself "
             "and enter its lifespan() from yours"
         )
-    if isinstance(agent, A2AApp):
+    a2a_app: A2AApp | AgentHost
+    if isinstance(agent, Mapping):
+        if card is not None:
+            raise TypeError("several agents: give each its card with HostedAgent(agent, card=...)")
+        agents = cast("Mapping[str, Any]", agent)
+        a2a_app = build_host(agents, options=options, explicit=keyword_names(mount))
+    elif isinstance(agent, A2AApp):
         if options or card is not None:
             raise TypeError(
                 "mount() of a ready A2AApp takes no card or options: build it with them"
@@ -89,7 +116,7 @@ class _AtMountPath:
 
     __slots__ = ("app", "prefix")
 
-    def __init__(self, app: A2AApp, prefix: str) -> None:
+    def __init__(self, app: A2AApp | AgentHost, prefix: str) -> None:
         self.app = app
         self.prefix = prefix
 
@@ -102,7 +129,7 @@ class _AtMountPath:
         await self.app(inner, receive, send)
 
 
-def _joined(host_lifespan: HostLifespan, a2a_app: A2AApp) -> HostLifespan:
+def _joined(host_lifespan: HostLifespan, a2a_app: A2AApp | AgentHost) -> HostLifespan:
     """The host's lifespan with the A2A app's inside it (started after, stopped before)."""
 
     @asynccontextmanager

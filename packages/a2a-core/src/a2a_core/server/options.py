@@ -129,6 +129,9 @@ class ServiceOptions:
     file_store: FileStore | bool = True
     """Large outgoing files served by URL: True (a default ``FileStore``: above 1 MiB), a
     ``FileStore`` of your own, or False (every file inline)."""
+    task_scope: str | None = None
+    """Keep this agent's tasks apart from other agents' in a shared store (a task of one
+    is not found through another); set per agent by ``server.host``."""
     operation_scopes: Mapping[str, str | Sequence[str]] | None = None
     """Scopes each operation group needs (``read``, ``send``, ``cancel``, ``push``, ``*``),
     any one of them granted by the caller's token; see ``server.authorization``."""

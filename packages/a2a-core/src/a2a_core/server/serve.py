@@ -22,7 +22,7 @@ import socket
 import sys
 from collections.abc import AsyncGenerator, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import uvicorn
@@ -30,7 +30,8 @@ import uvicorn
 from ..bindings import Listener
 from .asgi.access import use_log_level
 from .asgi.app import A2AApp
-from .builder import CardLike, build_app, interfaces_for
+from .asgi.host import AgentHost
+from .builder import CardLike, build_app, build_host, interfaces_for
 from .head_limits import uvicorn_http_options
 from .options import keyword_names, parse_options
 from .push_api import PushNotifier
@@ -61,10 +62,14 @@ class RunningServer:
     host: str
     port: int
     app: A2AApp
+    """The agent's app (the first agent's, when several are served: see ``hosted``)."""
     service: A2AService
+    """The agent's service (the first agent's, when several are served)."""
     server: uvicorn.Server
     grpc_address: str | None = None
     """``host:port`` of the gRPC binding, when started (``grpc_port=``)."""
+    hosted: AgentHost | None = None
+    """The host of every agent, when several are served (``running_server({...})``)."""
 
 
 def public_base_url(
@@ -158,7 +163,7 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def _build(
-    agent_or_service: Any,
+    agent_or_service: Any | Mapping[str, Any],
     card: CardLike | None,
     base_url: str,
     public_url: str | None,
@@ -169,9 +174,10 @@ def _build(
     tls: ServerTLS | None = None,
     *,
     own_keywords: frozenset[str] = frozenset(),
-) -> A2AApp:
+) -> A2AApp | AgentHost:
     """The app through the one builder; ``own_keywords``: the caller's keyword parameters
-    (listed and suggested when an option is unknown)."""
+    (listed and suggested when an option is unknown). A mapping of agents (path name ->
+    agent) is served by one ``AgentHost``."""
     given = dict(options)
     if tls is not None and tls.mutual:
         from ..mtls import MutualTLSAuth
@@ -184,6 +190,13 @@ def _build(
         given["push"] = push
     if allow_private_push_targets:
         given["allow_private_push_targets"] = True
+    if isinstance(agent_or_service, Mapping):
+        if card is not None:
+            raise TypeError("several agents: give each its card with HostedAgent(agent, card=...)")
+        if grpc_address is not None:
+            raise TypeError("grpc_port serves one agent; several agents are served over HTTP")
+        agents = cast("Mapping[str, Any]", agent_or_service)
+        return build_host(agents, options=given, base_url=base_url, explicit=own_keywords)
     return build_app(
         agent_or_service,
         card=card,
@@ -236,9 +249,9 @@ class _A2AServer(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         app = self.config.app
-        if isinstance(app, A2AApp):
+        if isinstance(app, A2AApp | AgentHost):
             try:
-                await app.service.manager.stop()
+                await app.stop_agents()
             except Exception:
                 logger.exception("stopping the agents failed")
         if self.grpc is not None:
@@ -258,7 +271,7 @@ class _EmbeddedServer(_A2AServer):
 
 
 def _config(
-    app: A2AApp, log_level: str, graceful: int | None, tls: ServerTLS | None = None
+    app: A2AApp | AgentHost, log_level: str, graceful: int | None, tls: ServerTLS | None = None
 ) -> uvicorn.Config:
     use_log_level(log_level)  # a2a_core's loggers too; the access log is ours (access_log=False)
     http = uvicorn_http_options(app.max_header_bytes, app.max_header_count)
@@ -370,14 +383,24 @@ async def _serve(
         )
         server = _A2AServer(_config(app, log_level, graceful_shutdown, tls))
         server.owns_process = owns_process
-        if grpc is not None:
+        if grpc is not None and isinstance(app, A2AApp):
             await grpc.start(app)
             server.grpc = grpc
         if announce:
             where = f"{base} and gRPC {grpc_address}" if grpc_address else base
-            print(f"A2A agent {app.card.name!r} at {where} (Ctrl+C to stop)", file=sys.stderr)
-            if app.options.playground:  # as `a2a serve` says it
-                print(f"Playground: {base}/playground/", file=sys.stderr)
+            if isinstance(app, AgentHost):
+                what = f"{len(app.apps)} A2A agents ({', '.join(app.apps)})"
+                playgrounds = [
+                    f"{base}{path}/playground/"
+                    for path, one in app.apps.items()
+                    if one.options.playground
+                ]
+            else:
+                what = f"A2A agent {app.card.name!r}"
+                playgrounds = [f"{base}/playground/"] if app.options.playground else []
+            print(f"{what} at {where} (Ctrl+C to stop)", file=sys.stderr)
+            for page in playgrounds:  # as `a2a serve` says it
+                print(f"Playground: {page}", file=sys.stderr)
         await server.serve(sockets=[sock])
     finally:
         if grpc is not None:
@@ -401,7 +424,11 @@ def serve(
     tls: ServerTLS | None = None,
     **options: Any,
 ) -> None:
-    """Serve an agent (any object a plugin or the core can serve) or an ``A2AService``.
+    """Serve an agent (any object a plugin or the core can serve) or an ``A2AService``;
+    or several agents, as a mapping of path names to agents (``serve({"summarize": chain,
+    "crew": crew})``: each below ``/NAME`` with its own card and playground, one store,
+    push service and auth for all, an AI Catalog at ``/.well-known/ai-catalog.json``;
+    a ``HostedAgent`` gives one its own card and options).
 
     - ``card``: an ``AgentCard`` or an ``AgentCardBuilder``; without
       interfaces, JSON-RPC and HTTP+JSON (1.0 and 0.3) at ``public_url`` (or
@@ -492,7 +519,7 @@ async def running_server(
             own_keywords=keyword_names(running_server),
         )
         server = _EmbeddedServer(_config(app, log_level, graceful_shutdown, tls))
-        if grpc is not None:
+        if grpc is not None and isinstance(app, A2AApp):
             await grpc.start(app)
             server.grpc = grpc
         task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
@@ -504,14 +531,16 @@ async def running_server(
             if asyncio.get_running_loop().time() > deadline:
                 raise RuntimeError(f"the server did not start within {startup_timeout} s")
             await asyncio.sleep(0.005)
+        first = app if isinstance(app, A2AApp) else next(iter(app.apps.values()))
         yield RunningServer(
             base,
             host,
             bound_port,
-            app,
-            app.service,
+            first,
+            first.service,
             server,
             grpc_address=grpc.server.address if grpc is not None else None,
+            hosted=app if isinstance(app, AgentHost) else None,
         )
     finally:
         if task is not None and not task.done():

@@ -92,7 +92,11 @@ class A2AService:
         lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
         files: FileStore | None = None,
         operation_scopes: OperationScopes | Mapping[str, str | Sequence[str]] | None = None,
+        task_scope: str | None = None,
     ) -> None:
+        self.task_scope = task_scope
+        """The name this agent's tasks are kept under when several agents share one store
+        (``server.host``): a task of one is not found through another. None: unscoped."""
         self.authenticate = authenticate
         """How the edges authenticate callers by default (``create_app`` uses it)."""
         self.operation_scopes = (
@@ -191,6 +195,8 @@ class A2AService:
         handler = _HANDLERS.get(op)
         if handler is None:
             raise UnsupportedOperationError(f"{op.value} is a streaming operation")
+        if self.task_scope is not None:
+            call.scope = self.task_scope
         if self.operation_scopes is not None:
             self.operation_scopes.check(op, call.principal)
         try:
@@ -205,6 +211,8 @@ class A2AService:
         self, op: Operation, request: BaseModel, call: ServerCallContext
     ) -> AsyncIterator[StreamEvent]:
         """Start a streaming operation: errors are raised here, before the first event."""
+        if self.task_scope is not None:
+            call.scope = self.task_scope
         if self.operation_scopes is not None:
             self.operation_scopes.check(op, call.principal)
         try:

@@ -34,6 +34,7 @@ from . import health
 from .access import ACCESS_KEY, label, logged
 from .access import wanted as access_wanted
 from .card_route import CARD_PATHS, CardDocument, PublishedCard, card_document
+from .catalog_route import CATALOG_PATH, ListedAgent, PublishedCatalog, slug
 from .edge import Authenticate, Edge
 from .files_route import BASE_URL_KEY, FILES_PATH, file_base, serve_file
 from .health import PROBE_PATHS
@@ -104,6 +105,15 @@ class A2AApp:
         )
         self._landing = LandingPage(self.card, playground=opts.playground)
         self._proxies = TrustedProxies(opts.trusted_proxies) if opts.trusted_proxies else None
+        self.catalog = PublishedCatalog(
+            [ListedAgent(slug(self.card.name), "", self.card)],
+            public_url=opts.public_url,
+            proxies=self._proxies,
+            signer=opts.card_signer,
+            max_age=opts.card_max_age,
+        )
+        """The AI Catalog this app publishes alone (one entry: itself); a host of several
+        agents publishes one listing them all instead."""
         self._playground = PlaygroundFiles() if opts.playground else None
         self._not_found = dumps(
             {"error": {"code": 404, "status": "NOT_FOUND", "message": "Not found"}}
@@ -166,6 +176,8 @@ class A2AApp:
                     await route.handler(scope, receive, send, "")
             elif path in CARD_PATHS:
                 await self._card(scope, send)
+            elif path == CATALOG_PATH:
+                await self.catalog.respond(scope, send)
             elif path == "/" and scope["method"] in PAGE_METHODS and self._page_wanted(scope):
                 await self._page(scope, send)
             elif self._playground is not None and (
@@ -189,6 +201,17 @@ class A2AApp:
                 await send_bytes(send, 500, body, b"application/json")
             except Exception:
                 pass
+
+    def list_in(self, catalog: str) -> None:
+        """Point the playground at the catalog of the host serving this app (a URL relative
+        to the page), so it offers the other agents there."""
+        if self._playground is not None:
+            self._playground = PlaygroundFiles(catalog=catalog)
+
+    async def stop_agents(self) -> None:
+        """Refuse new work and cancel the running tasks (the server calls it before draining
+        connections, so open streams end at once)."""
+        await self.service.manager.stop()
 
     def _page_wanted(self, scope: Scope) -> bool:
         """A GET of the agent's URL: a person (or curl), unless the client wants JSON only."""

@@ -57,6 +57,7 @@ class CardDocument:
         max_age: int = 300,
         modified_at: float | None = None,
         vary: bytes | None = None,
+        content_type: bytes = b"application/json",
     ) -> None:
         if max_age < 0:
             raise ValueError("max_age must be >= 0")
@@ -72,7 +73,7 @@ class CardDocument:
         if vary is not None:  # the document depends on these request headers (its origin)
             caching.append((b"vary", vary))
         self._headers = [
-            (b"content-type", b"application/json"),
+            (b"content-type", content_type),
             (b"content-length", str(len(self.body)).encode()),
             *caching,
         ]

@@ -45,6 +45,7 @@ _HEADERS = [
 ]
 _AGENT_META = '<meta name="a2a-agent" content="../">'
 _REMOTE_META = '<meta name="a2a-remote" content="">'
+_CATALOG_META = '<meta name="a2a-catalog" content="../.well-known/ai-catalog.json">'
 
 
 def _load() -> dict[str, bytes]:
@@ -70,9 +71,11 @@ class PlaygroundFiles:
 
     ``agent``: the agent's URL relative to the page (default ``../``: the app the
     page is mounted in). ``remote``: the origin a proxy forwards to (empty: none).
+    ``catalog``: the AI Catalog listing the agents the page can switch between (default:
+    the app's own; a host of several agents names its own).
     """
 
-    def __init__(self, *, agent: str = "../", remote: str = "") -> None:
+    def __init__(self, *, agent: str = "../", remote: str = "", catalog: str | None = None) -> None:
         files = _load()
         index = files["index.html"].decode()
         index = index.replace(
@@ -81,6 +84,10 @@ class PlaygroundFiles:
         index = index.replace(
             _REMOTE_META, f'<meta name="a2a-remote" content="{html.escape(remote)}">'
         )
+        if catalog is not None:
+            index = index.replace(
+                _CATALOG_META, f'<meta name="a2a-catalog" content="{html.escape(catalog)}">'
+            )
         files["index.html"] = index.encode()
         self.files = {name: _File(name, body) for name, body in files.items()}
 

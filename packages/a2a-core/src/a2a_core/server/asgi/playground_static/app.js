@@ -28,6 +28,7 @@ const exchangeNodes = new WeakMap();
 
 // -- start ---------------------------------------------------------------------------
 loadCard();
+loadAgents();
 $("composer").addEventListener("submit", (event) => {
   event.preventDefault();
   send();
@@ -75,6 +76,34 @@ async function loadCard() {
   }
   $("agent-summary").textContent = "";
   notice(`Could not read the agent card (${error}).`);
+}
+
+// The other agents of the same service (its AI Catalog): a switch when there are several.
+async function loadAgents() {
+  const catalog = meta("a2a-catalog");
+  if (remote || !catalog) return;
+  let entries = [];
+  try {
+    const response = await fetch(new URL(catalog, location.href), { cache: "no-store" });
+    if (!response.ok) return;
+    entries = ((await response.json()).entries || []).filter(
+      (e) => typeof e.url === "string" && e.url.endsWith("/.well-known/agent-card.json"),
+    );
+  } catch {
+    return;
+  }
+  if (entries.length < 2) return;
+  const mine = new URL(".well-known/agent-card.json", agentBase).href;
+  const select = $("agent-select");
+  for (const entry of entries) {
+    const page = new URL(entry.url.replace(/\.well-known\/agent-card\.json$/, "playground/"));
+    if (page.origin !== location.origin) continue;
+    const option = el("option", { value: page.href }, String(entry.displayName || entry.identifier));
+    option.selected = entry.url === mine;
+    select.append(option);
+  }
+  select.addEventListener("change", () => location.assign(select.value));
+  $("agent-switch").hidden = false;
 }
 
 function proxyHeaders() {

@@ -40,6 +40,7 @@ from .tls import ServerTLS, with_tls_extension
 
 __all__ = [
     "RunningServer",
+    "freeze_startup_objects",
     "interfaces_for",
     "public_base_url",
     "public_grpc_address",

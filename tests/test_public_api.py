@@ -1,12 +1,13 @@
 """The public API of the three packages: one ``__all__`` per public module, public paths, docs.
 
-``a2a_core._api.PUBLIC_MODULES`` lists the modules whose ``__all__`` is public API (the API
+``a2a_core.exports.PUBLIC_MODULES`` lists the modules whose ``__all__`` is public API (the API
 reference has a page for each). These tests keep that list, the ``__all__`` lists, the lazy
 loaders' tables, the classes' ``__module__`` and the docstrings in agreement.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import json
@@ -21,9 +22,10 @@ from typing import Any
 
 import griffe
 import pytest
-from a2a_core._api import INTERNAL_MODULES, PUBLIC_MODULES
+from a2a_core.exports import INTERNAL_MODULES, PUBLIC_MODULES
 
 PACKAGES = ("a2a_core", "a2a_langchain", "a2a_crewai")
+REPO = Path(__file__).resolve().parents[1]
 SOURCES = ["packages/a2a-core/src", "packages/a2a-langchain/src", "packages/a2a-crewai/src"]
 
 
@@ -91,7 +93,7 @@ def test_every_module_is_declared_public_or_internal() -> None:
                 unplaced.append(name)
     assert not unplaced, (
         "add to PUBLIC_MODULES (with an __all__, documented in the API reference) or "
-        f"INTERNAL_MODULES in a2a_core/_api.py: {unplaced}"
+        f"INTERNAL_MODULES in a2a_core/exports.py: {unplaced}"
     )
     assert not set(PUBLIC_MODULES) & set(INTERNAL_MODULES)
 
@@ -247,3 +249,40 @@ def test_a_missing_docstring_is_reported(tmp_path: Path, monkeypatch: pytest.Mon
         "docless_pkg.Thing.size",
         "docless_pkg.bare",
     ]
+
+
+def _core_modules_imported(source: Path) -> set[str]:
+    """Every ``a2a_core`` module a source file imports (``from a2a_core.x import y`` -> x)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] == "a2a_core":
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "a2a_core")
+    return found
+
+
+ADAPTER_SOURCES = sorted(
+    path
+    for package in ("a2a-langchain", "a2a-crewai", "a2a-mcp")
+    for path in (REPO / "packages" / package / "src").rglob("*.py")
+)
+
+
+def test_the_adapters_import_only_public_core_modules() -> None:
+    """An adapter is written against the core's public API, as a third party's would be."""
+    assert ADAPTER_SOURCES
+    private = {
+        f"{path.relative_to(REPO)}: {module}"
+        for path in ADAPTER_SOURCES
+        for module in _core_modules_imported(path)
+        if module not in PUBLIC_MODULES
+    }
+    assert sorted(private) == []
+
+
+def test_the_public_import_check_sees_a_private_module(tmp_path: Path) -> None:
+    source = tmp_path / "adapter.py"
+    source.write_text("import a2a_core.server.manager\nfrom a2a_core.server.leases import x\n")
+    assert _core_modules_imported(source) == {"a2a_core.server.manager", "a2a_core.server.leases"}

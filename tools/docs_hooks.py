@@ -1,6 +1,6 @@
 """MkDocs hooks: the API and CLI reference pages, generated at build time so they cannot drift.
 
-- One page per module in ``a2a_core._api.PUBLIC_MODULES``; its ``__all__`` decides what
+- One page per module in ``a2a_core.exports.PUBLIC_MODULES``; its ``__all__`` decides what
   appears. Each name is documented once, on its home page (the deepest public module that
   exports it, which is also its ``__module__``); other modules that re-export it link there.
 - ``reference/cli.md``: every ``a2a`` command and option, read from the argparse parser.
@@ -26,7 +26,7 @@ PACKAGES = ("a2a_core", "a2a_langchain", "a2a_crewai")
 
 def public_modules() -> tuple[str, ...]:
     """The public modules, from the registry the packages themselves use."""
-    from a2a_core._api import PUBLIC_MODULES
+    from a2a_core.exports import PUBLIC_MODULES
 
     return PUBLIC_MODULES
 

@@ -56,7 +56,7 @@ def test_version_matches_the_distribution() -> None:
 def test_import_is_lazy() -> None:
     """``import a2a_core`` alone must not pull in pydantic, httpx or the models.
 
-    ``a2a_core._api`` (the lazy-name factory, standard library only) is the one module it
+    ``a2a_core.exports`` (the lazy-name factory, standard library only) is the one module it
     loads besides itself."""
     code = (
         "import json, sys; import a2a_core; "
@@ -66,4 +66,4 @@ def test_import_is_lazy() -> None:
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
-    assert json.loads(out.stdout) == ["a2a_core", "a2a_core._api"]
+    assert json.loads(out.stdout) == ["a2a_core", "a2a_core.exports"]

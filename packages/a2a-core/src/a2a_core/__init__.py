@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._api import lazy_exports as _lazy_exports
+from .exports import lazy_exports as _lazy_exports
 
 __version__ = "0.1.0"
 """The installed version of a2a-adapters-core."""

@@ -65,7 +65,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from a2a_core._api import publish
+    from a2a_core.exports import publish
 
     if module != "._env":
         from ._quiet import import_crewai

@@ -41,8 +41,13 @@ from a2a_core import telemetry
 from a2a_core.adapters import ResolvedAgent
 from a2a_core.errors import ServerBusyError
 from a2a_core.files import FilePolicy, FileRefusedError
-from a2a_core.server import AgentExecutor, ArtifactStream, RequestContext, TaskUpdater
-from a2a_core.server.leases import new_instance_id
+from a2a_core.server import (
+    AgentExecutor,
+    ArtifactStream,
+    RequestContext,
+    TaskUpdater,
+    new_instance_id,
+)
 from a2a_core.server.named_inputs import missing_inputs_text
 from a2a_core.types import AgentSkill, Message, Part, TaskState
 

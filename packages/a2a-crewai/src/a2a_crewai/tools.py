@@ -245,7 +245,7 @@ def catalog_tools(url: str, **options: Any) -> list[A2ATool]:
     """One tool per agent of the AI Catalog at ``url`` (the catalog's URL, or a host that
     publishes one at ``/.well-known/ai-catalog.json``); ``options`` go to
     ``remote_agent_tool`` for each (their ``headers`` are sent for the catalog too)."""
-    from a2a_core.client.catalog import discover_sync
+    from a2a_core.client import discover_sync
 
     catalog = discover_sync(url, headers=options.get("headers"))
     tools: list[A2ATool] = []

@@ -80,7 +80,7 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from a2a_core._api import publish
+    from a2a_core.exports import publish
 
     value = getattr(importlib.import_module(module, __name__), name)
     publish(__name__, [value])

@@ -45,12 +45,12 @@ from typing import Annotated, Any, Literal, cast
 
 from a2a_core.client import (
     A2AClient,
+    BoundedMap,
     RemoteAgentSession,
     RemoteReply,
     describe_card,
     sanitize_text,
 )
-from a2a_core.client.bounded import BoundedMap
 from a2a_core.client.session import TextHook, outgoing_parts
 from a2a_core.files import FileRefusedError, parts_from_paths
 from a2a_core.types import AgentCard, Part
@@ -577,7 +577,7 @@ class A2AToolkit(BaseToolkit):
         """One tool per agent of the AI Catalog at ``url`` (the catalog's URL, or a host
         that publishes one at ``/.well-known/ai-catalog.json``); ``options`` as for
         ``from_urls`` (their ``headers`` are sent for the catalog too)."""
-        from a2a_core.client.catalog import discover_sync
+        from a2a_core.client import discover_sync
 
         catalog = discover_sync(url, headers=options.get("headers"))
         return cls.from_urls([a.url for a in catalog.agents if a.url], **options)
@@ -585,7 +585,7 @@ class A2AToolkit(BaseToolkit):
     @classmethod
     async def afrom_catalog(cls, url: str, **options: Any) -> A2AToolkit:
         """``from_catalog`` for async code."""
-        from a2a_core.client.catalog import discover
+        from a2a_core.client import discover
 
         catalog = await discover(url, headers=options.get("headers"))
         return await cls.afrom_urls([a.url for a in catalog.agents if a.url], **options)

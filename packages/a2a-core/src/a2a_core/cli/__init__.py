@@ -12,7 +12,7 @@ output. ``main(argv)`` returns the exit status (see ``ExitCode``).
 
 from __future__ import annotations
 
-from .._api import publish as _publish
+from ..exports import publish as _publish
 from .common import ExitCode
 from .main import build_parser, main
 

@@ -13,11 +13,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._api import lazy_exports as _lazy_exports
+from ..exports import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from ..identity import Credential, MissingCredentialError
-    from .catalog import AgentCatalog, CatalogEntry, CatalogNotFoundError, discover
+    from .bounded import BoundedMap
+    from .catalog import (
+        AgentCatalog,
+        CatalogEntry,
+        CatalogNotFoundError,
+        discover,
+        discover_sync,
+    )
     from .client import A2AClient, Content, EventStream, TaskRef
     from .discovery import (
         CachedCard,
@@ -47,6 +54,7 @@ __all__ = [
     "A2ATimeoutError",
     "AgentCatalog",
     "BackgroundLoop",
+    "BoundedMap",
     "CachedCard",
     "CallOptions",
     "CardCache",
@@ -79,6 +87,7 @@ __all__ = [
     "card_urls",
     "describe_card",
     "discover",
+    "discover_sync",
     "remote_skills",
     "sanitize_card",
     "sanitize_text",
@@ -98,6 +107,7 @@ _LAZY = {
     "CatalogEntry": ".catalog",
     "CatalogNotFoundError": ".catalog",
     "discover": ".catalog",
+    "discover_sync": ".catalog",
     "CachedCard": ".discovery",
     "CardCache": ".discovery",
     "CardLimits": ".discovery",
@@ -113,6 +123,7 @@ _LAZY = {
     "NoCompatibleInterfaceError": ".interfaces",
     "select_interface": ".interfaces",
     "BackgroundLoop": ".loop",
+    "BoundedMap": ".bounded",
     "SendResult": ".results",
     "TaskTracker": ".results",
     "text_of": ".results",

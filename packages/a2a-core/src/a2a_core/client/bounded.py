@@ -28,6 +28,7 @@ class BoundedMap(Generic[K, V]):
         self._lock = threading.Lock()
 
     def remember(self, key: K, value: V) -> None:
+        """Keep ``value`` under ``key`` as the newest entry; the oldest goes past the limit."""
         with self._lock:
             self._items[key] = value
             self._items.move_to_end(key)
@@ -35,10 +36,12 @@ class BoundedMap(Generic[K, V]):
                 self._items.popitem(last=False)
 
     def get(self, key: K) -> V | None:
+        """The value under ``key``, or None."""
         with self._lock:
             return self._items.get(key)
 
     def pop(self, key: K) -> V | None:
+        """Forget ``key``; its value, or None."""
         with self._lock:
             return self._items.pop(key, None)
 

@@ -33,7 +33,7 @@ if _missing():
         f"(missing: {', '.join(_missing())})"
     )
 
-from .._api import publish as _publish  # noqa: E402
+from ..exports import publish as _publish  # noqa: E402
 from .client import GrpcTransport, grpc_target  # noqa: E402
 from .server import GrpcServer, grpc_address  # noqa: E402
 

@@ -1,6 +1,6 @@
 """The A2A server: service, task lifecycle, executors (and, in ``asgi``, the HTTP app)."""
 
-from .._api import publish as _publish
+from ..exports import publish as _publish
 from .artifact_stream import ArtifactStream
 from .cancellation import CancellationToken, CancelledByClient
 from .channel import ChannelListener, MemoryTaskChannel, TaskChannel, channel_for
@@ -8,6 +8,7 @@ from .context import Principal, ServerCallContext
 from .events import EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext, as_executor
 from .files import FileStore
+from .leases import new_instance_id
 from .manager import ManagerConfig, TaskManager
 from .push_api import PushNotifier
 from .service import A2AService, ConfigurationError
@@ -37,6 +38,7 @@ __all__ = [
     "TaskUpdater",
     "as_executor",
     "channel_for",
+    "new_instance_id",
 ]
 
 _publish(__name__, [value for name, value in globals().items() if name in __all__])

@@ -1,6 +1,6 @@
 """Task stores: where tasks live (memory by default; chosen by URL)."""
 
-from .._api import publish as _publish
+from ..exports import publish as _publish
 from .base import ConcurrentUpdateError, StoredTask, TaskPage, TaskQuery, TaskStore
 from .memory import MemoryTaskStore
 

@@ -28,7 +28,7 @@ if importlib.util.find_spec("pytest") is None:  # pragma: no cover - depends on 
         "a2a_core.testing needs pytest and pytest-asyncio: pip install 'a2a-adapters-core[testing]'"
     )
 
-from .._api import publish as _publish
+from ..exports import publish as _publish
 from ._suite import OPT_OUT_MARKER, ConformanceSuite, opt_out
 from .adapter_suite import AdapterConformance, card_problems
 from .cluster_suite import ClusterConformance

@@ -134,7 +134,7 @@ def _load() -> None:
     """Build every model and publish the names here (once; later lookups are plain)."""
     import importlib
 
-    from .._api import publish
+    from ..exports import publish
 
     found: dict[str, Any] = {}
     for source in _SOURCES:

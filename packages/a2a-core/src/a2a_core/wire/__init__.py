@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._api import lazy_exports as _lazy_exports
+from ..exports import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from ._json import dumps, loads

@@ -1,6 +1,6 @@
 """Client transports: HTTP JSON-RPC, HTTP+JSON (REST) and in-process."""
 
-from ..._api import publish as _publish
+from ...exports import publish as _publish
 from ._early import answer_early
 from .base import CallOptions, ClientTransport, EventIterator, StreamPosition
 

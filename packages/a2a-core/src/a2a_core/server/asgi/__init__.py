@@ -1,7 +1,7 @@
 """The A2A HTTP layer: a plain ASGI app serving the HTTP bindings of ``a2a_core.bindings``
 (JSON-RPC and HTTP+JSON built in) and SSE; ``ServedBinding`` is a binding's server side."""
 
-from ..._api import publish as _publish
+from ...exports import publish as _publish
 from .app import A2AApp, create_app
 from .card_route import CARD_PATHS, CardDocument
 from .edge import Authenticate

@@ -1,6 +1,6 @@
 """Push notifications: webhook configs per task and their delivery (see ``notifier``)."""
 
-from ..._api import publish as _publish
+from ...exports import publish as _publish
 from .notifier import REDACTED, PushNotificationService, PushStats, RetryPolicy, redact
 from .policy import ResolutionError, TargetRefusedError, UrlPolicy, address_class
 from .store import MemoryPushConfigStore, PushConfigEntry, PushConfigStore

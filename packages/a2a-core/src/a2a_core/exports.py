@@ -1,4 +1,4 @@
-"""The repository's public modules, and the rule that gives their names public paths.
+"""The public modules of the packages, and the rule that gives their names public paths.
 
 A class or function is documented, and shown in reprs, ``help()`` and pickles, under the
 public module that exports it (``a2a_core.types.Message``), never under the private or
@@ -23,8 +23,11 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.files",
     "a2a_core.client",
     "a2a_core.client.transports",
+    "a2a_core.client.files",
+    "a2a_core.client.session",
     "a2a_core.server",
     "a2a_core.server.builder",
+    "a2a_core.server.named_inputs",
     "a2a_core.server.serve",
     "a2a_core.server.asgi",
     "a2a_core.server.push",
@@ -47,6 +50,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.adapters",
     "a2a_core.hookspecs",
     "a2a_core.plugins",
+    "a2a_core.exports",
     "a2a_core.cli",
     "a2a_core.testing",
     "a2a_langchain",

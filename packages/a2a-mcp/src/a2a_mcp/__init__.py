@@ -1,0 +1,13 @@
+"""a2a_mcp: A2A agents as MCP tools, and MCP tools behind A2A agents.
+
+- ``AgentBridge``: serve A2A agents to any MCP host (``a2a mcp URL``): one
+  typed tool per skill, streamed updates as progress, questions as elicitation.
+- ``AgentTarget``: one agent and how to call it (headers, OAuth2, passthrough).
+"""
+
+from __future__ import annotations
+
+from .agents import AgentTarget
+from .bridge import AgentBridge
+
+__all__ = ["AgentBridge", "AgentTarget"]

@@ -152,3 +152,16 @@ def dead_url() -> str:
 
 def echo_agent() -> EchoAgent:
     return EchoAgent()
+
+
+class WhoAgent(AgentExecutor):
+    """Answers with the id of the authenticated caller."""
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        who = context.principal.id if context.principal is not None else "nobody"
+        await updater.add_artifact(f"hello {who}", name="who")
+        await updater.complete()
+
+
+def who_card() -> AgentCard:
+    return card("Who", skill("whoami", "Who am I", "Says who is calling"))

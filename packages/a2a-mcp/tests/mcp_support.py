@@ -32,9 +32,12 @@ TRANSPORTS = ("stdio", "http")
 class Seen:
     logs: list[Any] = field(default_factory=list[Any])
     list_changed: anyio.Event = field(default_factory=anyio.Event)
+    updated: anyio.Event = field(default_factory=anyio.Event)
+    """Set by the first log message (an A2A update reached the host)."""
 
     async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         self.logs.append(params.data)
+        self.updated.set()
 
     async def on_message(self, message: Any) -> None:
         if isinstance(message, types.ServerNotification) and isinstance(

@@ -165,3 +165,28 @@ class WhoAgent(AgentExecutor):
 
 def who_card() -> AgentCard:
     return card("Who", skill("whoami", "Who am I", "Says who is calling"))
+
+
+class DataAgent(AgentExecutor):
+    """Answers with the data it was sent, and the skill the message asked for."""
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        data = [p.data for p in context.message.parts if p.data is not None]
+        meta = context.message.metadata or {}
+        await updater.add_artifact(
+            [Part(data={"got": data, "skill": meta.get("skillId"), "text": context.text})]
+        )
+        await updater.complete()
+
+
+def data_card() -> AgentCard:
+    return card(
+        "Trips",
+        skill(
+            "plan",
+            "Plan a trip",
+            "Plans a trip",
+            examples=['{"city": "Paris", "days": 3, "budget": 120.5}', "a weekend in Rome"],
+        ),
+        skill("rate", "Rate", "Rates a trip", input_modes=["application/json"]),
+    )

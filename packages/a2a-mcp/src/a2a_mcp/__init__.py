@@ -3,11 +3,14 @@
 - ``AgentBridge``: serve A2A agents to any MCP host (``a2a mcp URL``): one
   typed tool per skill, streamed updates as progress, questions as elicitation.
 - ``AgentTarget``: one agent and how to call it (headers, OAuth2, passthrough).
+- ``MCPServer``: an MCP server (a command, or a Streamable HTTP URL) to serve as an A2A
+  agent: ``serve(MCPServer.stdio("python", "server.py"))`` or ``a2a serve file.py:server``.
 """
 
 from __future__ import annotations
 
 from .agents import AgentTarget
 from .bridge import AgentBridge
+from .server_agent import MCPServer
 
-__all__ = ["AgentBridge", "AgentTarget"]
+__all__ = ["AgentBridge", "AgentTarget", "MCPServer"]

@@ -32,8 +32,7 @@ import statistics
 import sys
 import time
 
-from a2a_core import A2AClient, AgentCapabilities, AgentCard, AgentSkill, EchoAgent
-from a2a_core import running_server
+from a2a_core import A2AClient, AgentCapabilities, AgentCard, AgentSkill, EchoAgent, running_server
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -88,7 +87,7 @@ async def main(calls: int) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--quiet", action="store_true", help="ask the bridge for no log messages")
     asyncio.run(main(parser.parse_args().calls))

@@ -5,12 +5,16 @@ as artifacts."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from a2a_core import (
@@ -25,6 +29,7 @@ from a2a_core import (
     running_server,
 )
 from a2a_mcp import MCPServer
+from mcp_support import free_port
 from tools_mcp_server import PNG
 
 SERVER = str(Path(__file__).with_name("tools_mcp_server.py"))
@@ -228,3 +233,58 @@ async def test_the_official_a2a_sdk_client_calls_the_tools_including_progress_an
             assert artifacts == ["Booked 2 nights in Nice"]
         finally:
             await client.close()
+
+
+async def wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
+    with anyio.fail_after(60):
+        while True:
+            assert proc.poll() is None, "the server exited"
+            try:
+                stream = await anyio.connect_tcp("127.0.0.1", port)
+            except OSError:
+                await anyio.sleep(0.1)
+                continue
+            await stream.aclose()
+            return
+
+
+@contextlib.contextmanager
+def process(*args: str) -> Iterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen(
+        [sys.executable, *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+    )
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a stuck server
+            proc.kill()
+            proc.wait()
+
+
+async def test_an_mcp_server_over_streamable_http_is_served_too() -> None:
+    port = free_port()
+    with process(SERVER, "http", str(port)) as proc:
+        await wait_listening(port, proc)
+        mcp = MCPServer.http(f"http://127.0.0.1:{port}/mcp")
+        async with (
+            running_server(mcp) as server,
+            await A2AClient.connect(server.url) as client,
+        ):
+            assert (await client.send(call("add", {"a": 20, "b": 22}))).text == "42"
+            asked = await client.send(call("book", {"city": "Bern"}))
+            assert asked.state is TaskState.INPUT_REQUIRED
+            assert (await client.send("1", task=asked)).text == "Booked 1 nights in Bern"
+
+
+async def test_a2a_serve_takes_an_mcp_server_from_a_file() -> None:
+    port = free_port()
+    target = f"{Path(__file__).with_name('served_mcp.py')}:server"
+    with process("-m", "a2a_core.cli", "serve", target, "--port", str(port)) as proc:
+        await wait_listening(port, proc)
+        async with await A2AClient.connect(f"http://127.0.0.1:{port}") as client:
+            assert client.card is not None
+            assert [s.id for s in client.card.skills] == TOOLS
+            assert (await client.send(call("shout", {"text": "hi"}))).text == "HI"

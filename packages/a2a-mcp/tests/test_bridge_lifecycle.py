@@ -122,3 +122,23 @@ async def test_a_changed_card_updates_the_tools_and_notifies_the_host() -> None:
     finally:
         if first is not None:
             await first.__aexit__(None, None, None)
+
+
+async def test_oauth2_client_credentials_authenticate_the_bridge() -> None:
+    from a2a_core.testing.idp import IdentityProvider
+
+    async with IdentityProvider(audience="trips") as idp:
+        idp.add_client("bridge-app", "s3cret", scopes=["a2a.send"])
+        async with running_server(
+            WhoAgent(),
+            card=who_card(),
+            oidc_issuer=idp.issuer,
+            oidc_audience="trips",
+            oidc_token_url=idp.token_url,
+        ) as server:
+            credentials = ["--client-id", "bridge-app", "--client-secret", "s3cret"]
+            async with bridge_session("stdio", [server.url], *credentials) as mcp:
+                first = await mcp.call_tool("Who_whoami", {"text": "?"})
+                second = await mcp.call_tool("Who_whoami", {"text": "?"})
+            assert [text_of(first), text_of(second)] == ["hello bridge-app"] * 2
+            assert idp.counters.token == 1  # the token is cached between calls

@@ -190,3 +190,17 @@ def data_card() -> AgentCard:
         ),
         skill("rate", "Rate", "Rates a trip", input_modes=["application/json"]),
     )
+
+
+class RefusingAgent(AgentExecutor):
+    """Rejects anything about Mars; fails anything else."""
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        if "mars" in context.text.lower():
+            await updater.reject("I do not plan trips to Mars")
+            return
+        await updater.fail("the booking system is down")
+
+
+def refusing_card() -> AgentCard:
+    return card("Booker", skill("book", "Book", "Books trips"))

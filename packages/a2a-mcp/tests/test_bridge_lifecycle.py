@@ -10,11 +10,13 @@ import pytest
 from a2a_core import A2AClient, TaskState, running_server
 from mcp_agents import (
     AskingAgent,
+    RefusingAgent,
     SlowAgent,
     WhoAgent,
     asking_card,
     card,
     echo_agent,
+    refusing_card,
     skill,
     slow_card,
     who_card,
@@ -142,3 +144,20 @@ async def test_oauth2_client_credentials_authenticate_the_bridge() -> None:
                 second = await mcp.call_tool("Who_whoami", {"text": "?"})
             assert [text_of(first), text_of(second)] == ["hello bridge-app"] * 2
             assert idp.counters.token == 1  # the token is cached between calls
+
+
+async def test_failed_and_rejected_tasks_are_tool_errors_with_one_line() -> None:
+    async with (
+        running_server(RefusingAgent(), card=refusing_card()) as server,
+        bridge_session("stdio", [server.url]) as mcp,
+    ):
+        rejected = await mcp.call_tool("Booker_book", {"text": "a week on Mars"})
+        failed = await mcp.call_tool("Booker_book", {"text": "a week in Rome"})
+        assert (rejected.isError, text_of(rejected)) == (
+            True,
+            "the agent rejected the task: I do not plan trips to Mars",
+        )
+        assert (failed.isError, text_of(failed)) == (
+            True,
+            "the agent failed the task: the booking system is down",
+        )

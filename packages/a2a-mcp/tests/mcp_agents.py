@@ -93,6 +93,7 @@ class FilesAgent(AgentExecutor):
         await updater.add_artifact(
             [
                 Part(raw=PNG, filename="dot.png", media_type="image/png"),
+                Part(raw=b"a,b\n1,2\n", filename="table.csv", media_type="text/csv"),
                 Part(raw=LARGE, filename="big.bin", media_type="application/octet-stream"),
             ],
             name="files",

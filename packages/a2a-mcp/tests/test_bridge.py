@@ -194,6 +194,11 @@ async def test_files_go_both_ways(transport: str) -> None:
         }
         images = [c for c in result.content if isinstance(c, types.ImageContent)]
         assert [(i.mimeType, base64.b64decode(i.data)) for i in images] == [("image/png", PNG)]
+        [embedded] = [c for c in result.content if isinstance(c, types.EmbeddedResource)]
+        assert isinstance(embedded.resource, types.BlobResourceContents)
+        assert embedded.resource.mimeType == "text/csv"
+        assert str(embedded.resource.uri).endswith("/table.csv")
+        assert base64.b64decode(embedded.resource.blob) == b"a,b\n1,2\n"
         [link] = [c for c in result.content if isinstance(c, types.ResourceLink)]
         assert (link.name, link.size) == ("big.bin", len(LARGE))
         read = await mcp.read_resource(link.uri)

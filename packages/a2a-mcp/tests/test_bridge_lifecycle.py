@@ -161,3 +161,18 @@ async def test_failed_and_rejected_tasks_are_tool_errors_with_one_line() -> None
             True,
             "the agent failed the task: the booking system is down",
         )
+
+
+async def test_log_messages_follow_the_level_the_host_sets() -> None:
+    seen = Seen()
+    async with (
+        running_server(echo_agent(), card=card("Echo", skill("echo", "Echo", "Repeats"))) as srv,
+        bridge_session("stdio", [srv.url], seen=seen) as mcp,
+    ):
+        await mcp.call_tool("Echo_echo", {"text": "loud"})
+        heard = len(seen.logs)
+        assert heard > 0
+        await mcp.set_logging_level("warning")
+        await mcp.call_tool("Echo_echo", {"text": "quiet"})
+        await mcp.send_ping()  # anything sent before the ping's answer has arrived by now
+        assert len(seen.logs) == heard

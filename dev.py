@@ -13,7 +13,7 @@
                              next free port when 8000 is taken (live reload; arguments
                              go to ``mkdocs serve``)
     python3 dev.py setup     set up only
-    python3 dev.py build     wheels and sdists of the three packages into dist/
+    python3 dev.py build     wheels and sdists of the four packages into dist/
                              (``-o DIR`` for another folder)
     python3 dev.py proto     regenerate the gRPC descriptor module from a2a_core/grpc/a2a.proto
                              (runs protoc from grpcio-tools, fetched by uv for this run only)
@@ -292,7 +292,7 @@ def cmd_test(args: Sequence[str]) -> int:
     return 0
 
 
-DISTRIBUTIONS = ("a2a_adapters_core", "a2a_langchain", "a2a_crewai")
+DISTRIBUTIONS = ("a2a_adapters_core", "a2a_langchain", "a2a_crewai", "a2a_adapters_mcp")
 """The file-name prefixes of the packages' wheels and sdists."""
 
 

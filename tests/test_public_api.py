@@ -24,9 +24,14 @@ import griffe
 import pytest
 from a2a_core.exports import INTERNAL_MODULES, PUBLIC_MODULES
 
-PACKAGES = ("a2a_core", "a2a_langchain", "a2a_crewai")
+PACKAGES = ("a2a_core", "a2a_langchain", "a2a_crewai", "a2a_mcp")
 REPO = Path(__file__).resolve().parents[1]
-SOURCES = ["packages/a2a-core/src", "packages/a2a-langchain/src", "packages/a2a-crewai/src"]
+SOURCES = [
+    "packages/a2a-core/src",
+    "packages/a2a-langchain/src",
+    "packages/a2a-crewai/src",
+    "packages/a2a-mcp/src",
+]
 
 
 def module(name: str) -> ModuleType:

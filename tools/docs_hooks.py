@@ -21,7 +21,7 @@ from typing import Any
 
 REFERENCE = "reference"
 CLI_PAGE = f"{REFERENCE}/cli.md"
-PACKAGES = ("a2a_core", "a2a_langchain", "a2a_crewai")
+PACKAGES = ("a2a_core", "a2a_langchain", "a2a_crewai", "a2a_mcp")
 
 
 def public_modules() -> tuple[str, ...]:

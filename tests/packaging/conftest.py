@@ -1,6 +1,6 @@
 """Built wheels and fresh virtual environments for the packaging tests.
 
-``dist`` builds the three packages once per session with ``python3 dev.py
+``dist`` builds the four packages once per session with ``python3 dev.py
 build`` (the documented command) into a temporary folder. ``envs`` creates
 fresh virtual environments with uv and installs into them from that folder
 and PyPI (through uv's cache), never from this workspace: uv runs in the
@@ -31,7 +31,7 @@ def uv() -> list[str]:
 
 @pytest.fixture(scope="session")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The three packages' wheels and sdists, built by ``python3 dev.py build -o DIR``."""
+    """The four packages' wheels and sdists, built by ``python3 dev.py build -o DIR``."""
     out = tmp_path_factory.mktemp("dist")
     run([sys.executable, str(ROOT / "dev.py"), "build", "-o", str(out)], timeout=300, cwd=ROOT)
     return out

@@ -30,6 +30,8 @@ HERE = Path(__file__).resolve().parent
 ADAPTERS = {
     "a2a_langchain": ("smoke_langchain.py", ("Hello from a wheel", "Streamed too"), "a2a-crewai"),
     "a2a_crewai": ("smoke_crewai.py", ("Hello from a crew", "Hello from a crew"), "a2a-langchain"),
+    # `a2a mcp` (registered by the wheel's plugin) serves an echo agent to the MCP SDK's client.
+    "a2a_adapters_mcp": ("smoke_mcp.py", ("echo: Hi", "echo: Stream, please"), "a2a-langchain"),
 }
 
 
@@ -96,6 +98,8 @@ def check(report: dict[str, Any], adapter: str) -> None:
     assert all(module.startswith(report["venv"]) for module in report["modules"]), report
     installed = report["installed"]
     assert "a2a-adapters-core" in installed
-    assert adapter.replace("_", "-") in installed
+    assert {"a2a_adapters_mcp": "a2a-adapters-mcp"}.get(adapter, adapter.replace("_", "-")) in (
+        installed
+    )
     assert other not in installed
     assert "a2a-sdk" not in installed  # the official SDK is a test-only peer

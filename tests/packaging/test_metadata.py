@@ -24,6 +24,7 @@ PACKAGES = {
     "a2a_adapters_core": ("a2a-core", "docs/index.md"),
     "a2a_langchain": ("a2a-langchain", "docs/langchain.md"),
     "a2a_crewai": ("a2a-crewai", "docs/crewai.md"),
+    "a2a_adapters_mcp": ("a2a-mcp", "docs/mcp.md"),
 }
 URL_KEYS = {"Homepage", "Documentation", "Repository", "Issues"}
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -105,7 +106,7 @@ def test_wheel_and_sdist_metadata_are_complete(dist: Path, prefix: str) -> None:
     assert "README.md" in sdist_files
     dist_info = f"{prefix}-{project['version']}.dist-info"
     assert f"{dist_info}/licenses/LICENSE" in wheel_files
-    package = {"a2a_adapters_core": "a2a_core"}.get(prefix, prefix)
+    package = {"a2a_adapters_core": "a2a_core", "a2a_adapters_mcp": "a2a_mcp"}.get(prefix, prefix)
     assert f"{package}/py.typed" in wheel_files
     assert f"{dist_info}/entry_points.txt" in wheel_files
 
@@ -115,8 +116,9 @@ def test_dependencies_as_published(dist: Path) -> None:
         prefix: sorted(wheel_metadata(dist, prefix)[0].get_all("Requires-Dist") or [])
         for prefix in PACKAGES
     }
-    for prefix in ("a2a_langchain", "a2a_crewai"):
+    for prefix in ("a2a_langchain", "a2a_crewai", "a2a_adapters_mcp"):
         assert "a2a-adapters-core<0.2,>=0.1" in requires[prefix]
+    assert "mcp<2,>=1.23" in requires["a2a_adapters_mcp"]
     assert "crewai<1.16,>=1.15.3" in requires["a2a_crewai"]
     assert "langchain-core<2,>=1.0" in requires["a2a_langchain"]
     # uvicorn's C parser comes with the core: without it a served agent runs on h11.

@@ -56,6 +56,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_langchain",
     "a2a_crewai",
     "a2a_crewai.testing",
+    "a2a_mcp",
 )
 """Every module whose ``__all__`` is public API, in the order the reference lists them."""
 
@@ -72,6 +73,14 @@ INTERNAL_MODULES: tuple[str, ...] = (
     "a2a_crewai.serving",
     "a2a_crewai.tools",
     "a2a_crewai.tracing",
+    "a2a_mcp.agents",
+    "a2a_mcp.bridge",
+    "a2a_mcp.calls",
+    "a2a_mcp.cli",
+    "a2a_mcp.content",
+    "a2a_mcp.plugin",
+    "a2a_mcp.server_agent",
+    "a2a_mcp.tooldefs",
 )
 """Packages and top-level modules that are implementation: their package exports what counts.
 

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from argparse import ArgumentParser, _SubParsersAction  # pyright: ignore[reportPrivateUsage]
+
     from .adapters import AdapterRegistrar, ResolvedAgent
     from .auth import AuthBackendRegistrar
     from .stores.registry import TaskStoreRegistrar
@@ -33,6 +35,7 @@ __all__ = [
     "PROJECT",
     "a2a_adapt_agent",
     "a2a_agent_card",
+    "a2a_cli_commands",
     "a2a_lifespan",
     "a2a_register_adapters",
     "a2a_register_auth_backends",
@@ -130,4 +133,17 @@ def a2a_task_transition(task: Task, old: TaskState | None, new: TaskState) -> No
     (never for artifacts or same-state updates), after the change is stored.
     It must be cheap and must not block: hand slow work to a queue. An
     exception is logged and does not affect the task.
+    """
+
+
+@hookspec
+def a2a_cli_commands(commands: _SubParsersAction[ArgumentParser]) -> None:
+    """Add sub-commands to the ``a2a`` command line: ``commands.add_parser("mcp", ...)``.
+
+    Called when ``a2a`` runs a command that is not built in (or prints its
+    overall help), so a package's command exists only while the package is
+    installed and built-in commands never pay for loading plugins. Each
+    parser sets ``run``: ``parser.set_defaults(run=handler)``, where
+    ``async def handler(args) -> int`` returns the exit status. A plugin
+    adding a name that is already taken is a ``PluginError``.
     """

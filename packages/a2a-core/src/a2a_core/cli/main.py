@@ -29,6 +29,11 @@ DEBUG_ENV = "A2A_DEBUG"
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
+BUILTIN_COMMANDS = frozenset(
+    {"serve", "card", "send", "get", "list", "cancel", "subscribe", "plugins", "playground"}
+)
+"""The commands of the core itself; any other name is looked for among plugin commands."""
+
 DESCRIPTION = """\
 Serve an agent over the Agent2Agent (A2A) protocol, and talk to any A2A agent
 (1.0 or 0.3) from the command line."""
@@ -57,8 +62,11 @@ exit status:
 Run 'a2a COMMAND --help' for a command's options and examples."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``a2a`` argument parser, with one sub-command per operation."""
+def build_parser(*, plugin_commands: bool = False) -> argparse.ArgumentParser:
+    """The ``a2a`` argument parser, with one sub-command per operation.
+
+    ``plugin_commands``: also the commands installed packages add (``a2a_cli_commands``).
+    """
     parser = argparse.ArgumentParser(
         prog="a2a",
         description=DESCRIPTION,
@@ -77,10 +85,36 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_parsers(commands)
     plugins.add_parser(commands)
     playground.add_parser(commands)
+    if plugin_commands:
+        _plugin_commands(commands)
     for command in commands.choices.values():
         # Also after the command (``a2a serve x:y --debug``); unset there, the top level's wins.
         _debug_option(command, default=argparse.SUPPRESS)
     return parser
+
+
+def _plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    """Let each plugin add its commands; a name already taken is an error naming the plugin."""
+    from ..plugins import PluginError, call_hook_impl, get_plugin_manager, hook_impls
+
+    for impl in hook_impls(get_plugin_manager(), "a2a_cli_commands"):
+        try:
+            call_hook_impl(impl, "a2a_cli_commands", {"commands": commands})
+        except PluginError as exc:
+            if isinstance(exc.__cause__, argparse.ArgumentError):  # "conflicting subparser"
+                raise PluginError(
+                    f"a2a plugin {impl.plugin_name!r} adds a command that exists: "
+                    f"{exc.__cause__.message}",
+                    plugin=impl.plugin_name,
+                    hook="a2a_cli_commands",
+                ) from exc.__cause__
+            raise
+
+
+def _wants_plugins(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` needs plugin commands: not a built-in command (or the overall help)."""
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    return command is None or command not in BUILTIN_COMMANDS
 
 
 def _debug_option(parser: argparse.ArgumentParser, *, default: object) -> None:
@@ -99,8 +133,17 @@ def _env_true(name: str) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``a2a`` with ``argv`` (default: the process's arguments); the exit status."""
     skip_httpx_cli()  # a faster cold start; the command owns its process (see httpx_cli)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    try:
+        parser = build_parser(plugin_commands=_wants_plugins(arguments))
+    except Exception as exc:  # a plugin that fails to load or to add its command
+        from ..plugins import PluginError
+
+        if not isinstance(exc, PluginError):
+            raise
+        _error(str(exc))
+        return ExitCode.USAGE
+    args = parser.parse_args(arguments)
     return _run(args)
 
 

@@ -23,6 +23,7 @@ def a2a_cli_commands(commands: Any) -> None:
 
 @hookimpl
 def a2a_adapt_agent(agent: Any, options: Mapping[str, Any]) -> Any:
-    if type(agent).__module__.startswith("a2a_mcp.") and type(agent).__name__ == "MCPServer":
+    kind = type(agent)
+    if kind.__module__.partition(".")[0] == "a2a_mcp" and kind.__name__ == "MCPServer":
         return agent.resolved()
     return None

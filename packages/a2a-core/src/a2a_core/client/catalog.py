@@ -196,7 +196,8 @@ async def fetch_catalog(
     limits: CardLimits = DEFAULT_CARD_LIMITS,
     timeout: float = 10.0,  # noqa: ASYNC109 - an HTTP timeout
 ) -> AgentCatalog | None:
-    """The catalog at exactly ``url``; None when the server says there is none (404/410)."""
+    """The catalog at exactly ``url``; None when the server says there is none (404/410)
+    or answers with a web page."""
     client = http if http is not None else httpx.AsyncClient()
     try:
         request = client.build_request(
@@ -213,8 +214,9 @@ async def fetch_catalog(
             raise A2AConnectionError(
                 f"Could not fetch the catalog at {url}: {type(exc).__name__}"
             ) from exc
-        if response.status_code in (404, 410):
-            await response.aclose()
+        kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if response.status_code in (404, 410) or kind == "text/html":
+            await response.aclose()  # a web site answers every path with a page: no catalog
             return None
         body = await read_bounded(response, limits.max_bytes)
         if not 200 <= response.status_code < 300:

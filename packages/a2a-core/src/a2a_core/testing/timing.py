@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
-from contextlib import AsyncExitStack
+import uuid
+from collections.abc import Callable, Generator, Mapping
+from contextlib import AsyncExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,12 @@ from ..client import A2AClient
 from ..server.serve import running_server
 from ..types import StreamEvent, Task, TaskArtifactUpdateEvent
 
-__all__ = ["Arrivals", "Produced", "chunk_arrivals"]
+__all__ = ["SHARED_STORES", "Arrivals", "Produced", "chunk_arrivals", "shared_store"]
+
+SHARED_STORES = ("redis", "postgresql")
+"""The backends several instances can share (``shared_store``'s kinds)."""
+_REDIS = ("127.0.0.1", 6379)
+_POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 
 READERS = ("stream on A", "subscriber on A", "subscriber on B")
 
@@ -69,6 +75,46 @@ class Arrivals:
                 at += 1
             out[reader] = delays
         return out
+
+
+@contextmanager
+def shared_store(kind: str) -> Generator[str]:
+    """A store URL on the local Redis (127.0.0.1:6379, a fresh key prefix) or PostgreSQL
+    (127.0.0.1:5432, database ``test``, a fresh schema), emptied afterwards; the test is
+    skipped when the server does not answer."""
+    import pytest
+
+    name = f"a2a-timing-{uuid.uuid4().hex[:12]}"
+    if kind == "redis":
+        import redis
+
+        client: Any = redis.Redis(host=_REDIS[0], port=_REDIS[1], socket_timeout=5)
+        try:
+            client.ping()
+        except redis.RedisError as exc:
+            client.close()
+            pytest.skip(f"no Redis on {_REDIS[0]}:{_REDIS[1]} ({exc})")
+        try:
+            yield f"redis://{_REDIS[0]}:{_REDIS[1]}/0?prefix={name}"
+        finally:
+            keys: list[Any] = list(client.scan_iter(match=f"{name}:*", count=500))
+            if keys:
+                client.delete(*keys)
+            client.close()
+        return
+    import psycopg
+    from psycopg import sql
+
+    schema = name.replace("-", "_")
+    try:
+        psycopg.connect(_POSTGRES, connect_timeout=2).close()
+    except psycopg.Error as exc:
+        pytest.skip(f"no PostgreSQL at {_POSTGRES} ({exc})")
+    try:
+        yield f"{_POSTGRES}?schema={schema}"
+    finally:
+        with psycopg.connect(_POSTGRES, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
 
 
 def _text(event: TaskArtifactUpdateEvent) -> str:

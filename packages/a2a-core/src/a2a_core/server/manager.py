@@ -1273,7 +1273,7 @@ class TaskManager:
             await self._let_paused_run_finish(task_id)
             stored = await self.store.get(task_id, call.owner)
             if stored is None:
-                raise TaskNotFoundError(f"Task {task_id} not found")
+                raise TaskNotFoundError.for_task(task_id)
             task = stored.task
             if message.context_id and message.context_id != task.context_id:
                 raise InvalidParamsError(
@@ -1348,7 +1348,7 @@ class TaskManager:
                 return await self._cancel_run(run)
             stored = await self.store.get(task_id, owner)
             if stored is None:
-                raise TaskNotFoundError(f"Task {task_id} not found")
+                raise TaskNotFoundError.for_task(task_id)
             state = stored.task.status.state
             if state.is_terminal:
                 if asked_others and state is TaskState.CANCELED:

@@ -253,8 +253,9 @@ def test_answers_read_without_models_show_the_same(
 ) -> None:
     url, canned = agent
     canned.answer = LIGHT_ANSWERS[name]
+    wait = ["--no-wait"] if "no wait" in name else []  # a blocking send would follow it
     (code, out, _), posts = both_ways(
-        capsys, monkeypatch, canned, [url, "hi", *(["-q"] if quiet else [])]
+        capsys, monkeypatch, canned, [url, "hi", *wait, *(["-q"] if quiet else [])]
     )
     assert spy.quick[0] is not None
     assert spy.models == 0

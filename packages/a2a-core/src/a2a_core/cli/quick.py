@@ -278,6 +278,8 @@ def _read_answer(response: httpx.Response, limit: int) -> bytes:
 
 def _answer(args: argparse.Namespace, console: Console, status: int, body: bytes) -> int:
     """Show the answer as the client path would; the exit status."""
+    if not args.no_wait and _unfinished(status, body):
+        return _answer_followed(args, console, status, body)
     view: _Task | _Message | None = None
     if 200 <= status < 300 and not args.json:
         try:
@@ -307,6 +309,43 @@ def _answer_with_models(
     codec = V10Codec()
     result = decode_answer(codec, Operation.SEND_MESSAGE, status, body, _REQUEST_ID, DEFAULT_LIMITS)
     session_of(args).task_id = result.id if isinstance(result, Task) else result.task_id
+    if args.json:
+        console.line(json_line(codec.encode_result(Operation.SEND_MESSAGE, result)))
+    else:
+        Renderer(console, args.url, quiet=args.quiet).result(result)
+    return exit_code_for(result)
+
+
+def _unfinished(status: int, body: bytes) -> bool:
+    """Whether the answer is a task still submitted or working (``send.unfinished``)."""
+    if not 200 <= status < 300:
+        return False
+    try:
+        state = json.loads(body)["result"]["task"]["status"]["state"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    return state in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING")
+
+
+def _answer_followed(args: argparse.Namespace, console: Console, status: int, body: bytes) -> int:
+    """An unfinished task: followed with the client until it ends, then shown as the client
+    path shows it."""
+    import asyncio
+
+    from ..client.transports.jsonrpc import decode_answer
+    from ..wire import Operation, V10Codec
+    from .common import connect, exit_code_for
+    from .send import follow_unfinished
+
+    codec = V10Codec()
+    task = decode_answer(codec, Operation.SEND_MESSAGE, status, body, _REQUEST_ID, DEFAULT_LIMITS)
+    session_of(args).task_id = task.id
+
+    async def follow() -> Any:
+        async with connect(args) as client:
+            return await follow_unfinished(client, task, console)
+
+    result = asyncio.run(follow())
     if args.json:
         console.line(json_line(codec.encode_result(Operation.SEND_MESSAGE, result)))
     else:

@@ -550,7 +550,7 @@ def _meta(obj: dict[str, Any]) -> None:
 
 
 class _Message:
-    __slots__ = ("context_id", "message_id", "parts", "role", "task_id")
+    __slots__ = ("context_id", "message_id", "metadata", "parts", "role", "task_id")
 
     def __init__(self, obj: dict[str, Any]) -> None:
         self.message_id = _str(obj, "messageId")
@@ -562,6 +562,7 @@ class _Message:
         self.role = Role(role)
         self.parts = _parts(obj)
         _meta(obj)
+        self.metadata: dict[str, Any] | None = obj.get("metadata")  # what it repeats, say
         _strings(obj, "referenceTaskIds")
 
     @property

@@ -335,7 +335,7 @@ def _answer_followed(args: argparse.Namespace, console: Console, status: int, bo
     from ..client.transports.jsonrpc import decode_answer
     from ..wire import Operation, V10Codec
     from .common import connect, exit_code_for
-    from .send import follow_unfinished
+    from .follow import follow_unfinished
 
     codec = V10Codec()
     task = decode_answer(codec, Operation.SEND_MESSAGE, status, body, _REQUEST_ID, DEFAULT_LIMITS)

@@ -67,9 +67,11 @@ async def artifact_chunks(url: str, text: str) -> list[TaskArtifactUpdateEvent]:
 
 @pytest.mark.parametrize("serve_chain", [[]], indirect=True)
 async def test_by_default_the_answer_streams_token_by_token(serve_chain: str) -> None:
-    chunks = await artifact_chunks(serve_chain, "one two three")
+    *chunks, end = await artifact_chunks(serve_chain, "one two three")
     assert len(chunks) > 1
     assert "".join(c.artifact.parts[0].text or "" for c in chunks) == "echo: one two three"
+    assert (end.append, end.last_chunk) == (False, True)  # the end: the whole answer again
+    assert end.artifact.parts[0].text == "echo: one two three"
 
 
 @pytest.mark.parametrize(

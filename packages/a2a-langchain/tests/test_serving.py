@@ -76,6 +76,12 @@ def statuses(events: list[StreamEvent]) -> list[TaskStatusUpdateEvent]:
     return [e for e in events if isinstance(e, TaskStatusUpdateEvent)]
 
 
+def progress_messages(events: list[StreamEvent]) -> list[Message]:
+    """The status messages that report progress (not the completed status's answer)."""
+    found = [s.status.message for s in statuses(events) if s.status.message is not None]
+    return [m for m in found if PROGRESS_KEY in (m.metadata or {})]
+
+
 def echo_chain() -> Any:
     prompt = ChatPromptTemplate.from_messages([("system", "Repeat."), ("human", "{text}")])
     return prompt | EchoChatModel() | StrOutputParser()
@@ -329,7 +335,7 @@ async def test_image_blocks_in_the_answer_become_file_parts() -> None:
 async def test_chain_tokens_stream_as_artifact_chunks() -> None:
     async with served(echo_chain()) as client:
         events = await stream_all(client, "one two three")
-    parts = chunks(events)
+    *parts, end = chunks(events)
     assert [c.artifact.parts[0].text for c in parts] == [
         "echo:",
         " ",
@@ -340,7 +346,10 @@ async def test_chain_tokens_stream_as_artifact_chunks() -> None:
         "three",
     ]
     assert [c.append for c in parts] == [False] + [True] * 6
-    assert [c.last_chunk for c in parts] == [False] * 6 + [True]
+    assert not any(c.last_chunk for c in parts)
+    # The end: the whole answer, replacing the chunks (ManagerConfig.whole_answers).
+    assert (end.append, end.last_chunk) == (False, True)
+    assert end.artifact.parts == [Part(text="echo: one two three")]
     assert isinstance(events[0], Task)
     assert statuses(events)[0].status.state is TaskState.WORKING
     assert final_task(events).status.state is TaskState.COMPLETED
@@ -371,9 +380,9 @@ async def test_a_chain_that_does_not_stream_still_answers_once() -> None:
 
     async with served(echo_chain() | RunnableLambda(shout)) as client:
         events = await stream_all(client, "quiet words")
-    [only] = chunks(events)
-    assert only.artifact.parts == [Part(text="ECHO: QUIET WORDS")]
-    assert (only.append, only.last_chunk) == (False, True)
+    only, end = chunks(events)  # sent when it came, then the end that marks it whole
+    assert only.artifact.parts == end.artifact.parts == [Part(text="ECHO: QUIET WORDS")]
+    assert (only.append, only.last_chunk, end.append, end.last_chunk) == (False, False, False, True)
 
 
 async def test_stream_false_runs_ainvoke() -> None:
@@ -394,8 +403,8 @@ async def test_a_graph_streams_model_tokens_and_reports_tool_calls() -> None:
         events = await stream_all(client, "paris")
     task = final_task(events)
     assert text_of(task) == "found paris"
-    assert len(chunks(events)) == 3  # "found", " ", "paris"
-    progress = [s.status.message for s in statuses(events) if s.status.message is not None]
+    assert len(chunks(events)) == 4  # "found", " ", "paris", then all of it
+    progress = progress_messages(events)
     assert [m.parts[0].text for m in progress] == ["Calling tool lookup", "Tool lookup finished"]
     assert progress[0].parts[1].data == {"tool": "lookup", "input": {"text": "paris"}}
     assert progress[1].parts[1].data == {"tool": "lookup", "output": "found paris"}
@@ -411,11 +420,11 @@ async def test_tool_updates_can_be_reduced_or_switched_off() -> None:
     graph = agent_graph(ToolLoopModel(tool_name="lookup"), [lookup])
     async with served(graph, tool_updates="names") as client:
         events = await stream_all(client, "x")
-    messages = [s.status.message for s in statuses(events) if s.status.message is not None]
+    messages = progress_messages(events)
     assert [m.parts[1].data for m in messages] == [{"tool": "lookup"}, {"tool": "lookup"}]
     async with served(graph, tool_updates="off") as client:
         events = await stream_all(client, "x")
-    assert all(s.status.message is None for s in statuses(events))
+    assert progress_messages(events) == []
 
 
 async def test_a_streamed_preamble_is_replaced_by_the_final_answer() -> None:
@@ -460,13 +469,13 @@ async def test_answer_model_picks_which_models_tokens_are_the_answer() -> None:
         async with served(graph, answer_model=choice) as client:
             events = await stream_all(client, "hi")
         texts = [p.text for c in chunks(events) for p in c.artifact.parts]
-        assert texts == ["final:", " ", "hi"]
-        assert all(c.append for c in chunks(events)[1:])
+        assert texts == ["final:", " ", "hi", "final: hi"]
+        assert all(c.append for c in chunks(events)[1:-1])
 
     async with served(graph, answer_model="draft") as client:  # by tag
         events = await stream_all(client, "hi")
     texts = [p.text for c in chunks(events) for p in c.artifact.parts]
-    assert texts == ["draft:", " ", "final: hi"]  # the final output replaces the draft
+    assert texts == ["draft:", " ", "hi", "final: hi"]  # the final output replaces the draft
     assert not chunks(events)[-1].append
     assert text_of(final_task(events)) == "final: hi"
 
@@ -480,7 +489,7 @@ async def test_custom_a2a_status_events_become_working_updates() -> None:
 
     async with served(RunnableLambda(work)) as client:
         events = await stream_all(client, "go")
-    messages = [s.status.message for s in statuses(events) if s.status.message is not None]
+    messages = progress_messages(events)
     assert [m.parts[0] for m in messages] == [Part(text="halfway"), Part(data={"percent": 50})]
 
 

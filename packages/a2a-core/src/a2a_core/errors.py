@@ -193,6 +193,12 @@ class TaskNotFoundError(A2AError):
     http_status = 404
     grpc_status = "NOT_FOUND"
 
+    @classmethod
+    def for_task(cls, task_id: str) -> TaskNotFoundError:
+        """The error for ``task_id``: exactly "Task not found" (the text both official SDKs
+        send, and clients such as fasta2a check), the id in ``data``."""
+        return cls(data={"taskId": task_id})
+
 
 class TaskNotCancelableError(A2AError):
     """The task exists but can no longer be canceled: it has already finished (-32002)."""

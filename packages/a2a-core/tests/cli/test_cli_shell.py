@@ -176,7 +176,7 @@ def test_plugins_lists_plugins_hooks_and_entry_points(capsys: pytest.CaptureFixt
     code, out, err = cli(capsys, "plugins")
     assert (code, err) == (0, "")
     assert "a2a-test-plugin (a2a-test-plugin 0.1.0)\n  entry point: a2a_test_plugin.plugin\n" in out
-    assert "  hooks: a2a_adapt_agent, a2a_agent_card, a2a_lifespan," in out
+    assert "  hooks: a2a_adapt_agent, a2a_agent_card, a2a_cli_commands, a2a_lifespan," in out
     assert "echo (built in, a2a-adapters-core" in out
 
 

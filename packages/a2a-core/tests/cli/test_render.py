@@ -24,6 +24,7 @@ from a2a_core.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from a2a_core.types._messages import REPEATS_KEY
 
 
 class FakeTerminal(io.StringIO):
@@ -70,6 +71,45 @@ def test_streamed_chunks_stay_on_one_line_until_the_last() -> None:
     renderer.event(status(TaskState.COMPLETED))
     renderer.finish()
     assert out.getvalue() == "● working (task t, context c)\n[out]\nHello!\n● completed\n"
+
+
+def test_a_stream_that_ends_with_the_whole_answer_shows_it_once() -> None:
+    """The closing update repeats what streamed, the completed status repeats the
+    answer (``whole_answers``): neither is printed again; a different end replaces."""
+    out = io.StringIO()
+    renderer = Renderer(Console(out), "u")
+    answer = Message.agent("Hello!").model_copy(update={"metadata": {REPEATS_KEY: "out"}})
+    for event in (
+        chunk("Hel", append=False, last=False),
+        chunk("lo!", append=True, last=False),
+        chunk("Hello!", append=False, last=True),
+        TaskStatusUpdateEvent(
+            task_id="t",
+            context_id="c",
+            status=TaskStatus(state=TaskState.COMPLETED, message=answer),
+        ),
+    ):
+        renderer.event(event)
+    renderer.finish()
+    assert out.getvalue() == "[out]\nHello!\n● completed (task t, context c)\n"
+
+    out = io.StringIO()
+    renderer = Renderer(Console(out), "u")
+    renderer.event(chunk("Let me look.", append=False, last=False))
+    renderer.event(chunk("It is sunny.", append=False, last=True))
+    renderer.finish()
+    assert out.getvalue() == "[out]\nLet me look.\n[out]\nIt is sunny.\n"
+
+    out = io.StringIO()  # a whole task: the status message that repeats it is not shown
+    Renderer(Console(out), "u").task(
+        Task(
+            id="t",
+            context_id="c",
+            status=TaskStatus(state=TaskState.COMPLETED, message=answer),
+            artifacts=[Artifact(artifact_id="out", parts=[Part(text="Hello!")])],
+        )
+    )
+    assert out.getvalue().count("Hello!") == 1
 
 
 def test_a_status_closes_a_chunk_left_open_and_text_is_cleaned() -> None:

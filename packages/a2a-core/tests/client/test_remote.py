@@ -16,7 +16,7 @@ from a2a_core import (
     UnsupportedOperationError,
 )
 from a2a_core.client import A2AClient, RemoteAgentExecutor, RemoteSkill
-from a2a_core.server import A2AService
+from a2a_core.server import A2AService, ManagerConfig
 from a2a_core.wire import Operation
 from servers import (
     free_port,
@@ -304,3 +304,45 @@ async def test_cancels_sent_are_remembered_within_max_tracked() -> None:
         await executor._cancel_remote(_Client(), f"r-{i}")  # pyright: ignore[reportPrivateUsage, reportArgumentType]
     assert len(executor._cancel_sent) == 3  # pyright: ignore[reportPrivateUsage]
     assert "r-9" in executor._cancel_sent  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_a_gateway_relays_each_chunk_at_once_and_ends_what_the_remote_left_open() -> None:
+    """Real sockets: a remote agent that appends chunks and never says ``lastChunk``.
+
+    The gateway's client gets the first chunk while the remote agent still works (nothing
+    is held back on the way), and the artifact ends, at the gateway, with one update
+    carrying all of it before the task completes.
+    """
+    from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
+    from a2a_core.server.serve import running_server
+
+    gate = asyncio.Event()
+
+    class NeverLast(AgentExecutor):
+        async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+            await updater.start_work()
+            await updater.add_artifact("Searching...", artifact_id="a", last_chunk=False)
+            await asyncio.wait_for(gate.wait(), 10)
+            await updater.add_artifact(" found.", artifact_id="a", append=True)
+            await updater.complete()
+
+    async with (
+        asyncio.timeout(20),
+        running_server(NeverLast(), config=ManagerConfig(whole_answers=False)) as remote,
+        running_server(RemoteAgentExecutor(remote.url)) as gateway,
+        await A2AClient.connect(gateway.url) as client,
+        client.stream("flights") as events,
+    ):
+        seen: list[TaskArtifactUpdateEvent] = []
+        async for event in events:
+            if isinstance(event, TaskArtifactUpdateEvent):
+                seen.append(event)
+                gate.set()  # the first chunk came through while the remote agent waited
+    assert [(e.artifact.parts[0].text, e.append, e.last_chunk) for e in seen] == [
+        ("Searching...", False, False),
+        (" found.", True, False),
+        ("Searching... found.", False, True),  # the gateway marks the end
+    ]
+    assert events.task is not None
+    assert events.task.status.state is TaskState.COMPLETED
+    assert events.text == "Searching... found."

@@ -1072,8 +1072,9 @@ def test_errors_use_the_03_form() -> None:
     assert isinstance(CODEC.decode_error("junk"), A2AError)
 
 
-def test_part_without_kind_is_invalid_params() -> None:
-    """types.ts requires the discriminator; a part without it is refused, not guessed."""
+def test_part_with_an_unknown_type_and_no_kind_is_invalid_params() -> None:
+    """A part without ``kind`` is read by its one member, unless it says it is something
+    else (the conformance kit's ``test_unsupported_part_kind``)."""
     from a2a_core.errors import InvalidParamsError
     from a2a_core.wire import Operation, V03JsonRpcCodec
 
@@ -1085,5 +1086,37 @@ def test_part_without_kind_is_invalid_params() -> None:
             "parts": [{"type": "unsupported_type", "text": "no kind"}],
         }
     }
+    with pytest.raises(InvalidParamsError):
+        V03JsonRpcCodec().decode_request(Operation.SEND_MESSAGE, params)
+
+
+@pytest.mark.parametrize(
+    ("part", "expected"),
+    [
+        ({"text": "hi"}, {"text": "hi"}),
+        ({"type": "text", "text": "hi"}, {"text": "hi"}),
+        ({"data": {"n": 1}}, {"data": {"n": 1}}),
+        ({"file": {"uri": "https://x.test/a.txt", "mimeType": "text/plain"}}, None),
+    ],
+)
+def test_a_part_without_kind_is_read_by_its_member(part: dict, expected: dict | None) -> None:
+    from a2a_core.wire import Operation, V03JsonRpcCodec
+
+    params = {"message": {"kind": "message", "messageId": "m1", "role": "user", "parts": [part]}}
+    request = V03JsonRpcCodec().decode_request(Operation.SEND_MESSAGE, params)
+    assert isinstance(request, SendMessageRequest)
+    [decoded] = request.message.parts
+    if expected is None:
+        assert (decoded.url, decoded.media_type) == ("https://x.test/a.txt", "text/plain")
+    else:
+        assert decoded.model_dump(exclude_none=True) == expected
+
+
+@pytest.mark.parametrize("part", [{}, {"text": "a", "data": {"n": 1}}, {"metadata": {"x": 1}}])
+def test_a_part_without_kind_or_with_no_single_member_is_refused(part: dict) -> None:
+    from a2a_core.errors import InvalidParamsError
+    from a2a_core.wire import Operation, V03JsonRpcCodec
+
+    params = {"message": {"kind": "message", "messageId": "m1", "role": "user", "parts": [part]}}
     with pytest.raises(InvalidParamsError):
         V03JsonRpcCodec().decode_request(Operation.SEND_MESSAGE, params)

@@ -117,9 +117,9 @@ def _is_agent(target: object) -> bool:
 class _Artifacts:
     """Turns a run's chunks and outputs into artifact updates (one per task, plus ``result``).
 
-    Each artifact streams through the core's ``ArtifactStream``: the last chunk
-    carries ``lastChunk``, and a final output that differs from what was
-    streamed (a revised answer, tool-call turns) replaces it.
+    Each artifact streams through the core's ``ArtifactStream``: every chunk
+    leaves at once, the end is marked with ``lastChunk``, and a final output that
+    differs from what was streamed (a revised answer, tool-call turns) replaces it.
     """
 
     def __init__(self, run: CrewRun, per_task: bool) -> None:
@@ -153,7 +153,7 @@ class _Artifacts:
             await self._stream(*target).write(item.text)
 
     async def flush(self) -> None:
-        """Send every held chunk (before pausing: the client sees the draft so far)."""
+        """Before pausing: nothing is held any more (every chunk left when it came)."""
         for stream in self.streams.values():
             await stream.flush()
 

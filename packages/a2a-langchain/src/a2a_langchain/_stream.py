@@ -1,8 +1,8 @@
 """``astream_events`` (v2) of one run, turned into A2A task events as they happen.
 
-- answer tokens become chunks of the ``result`` artifact, written through the
-  core's ``ArtifactStream`` (``append`` from the second chunk on, the last one
-  carries ``lastChunk``);
+- answer tokens become chunks of the ``result`` artifact, each sent when the
+  model makes it through the core's ``ArtifactStream`` (``append`` from the
+  second chunk on; the end of the answer is marked with ``lastChunk``);
   for a chain they are the runnable's own output stream, for a LangGraph
   graph (or with ``answer_model``) the tokens of the answering chat model;
 - tool starts, ends and errors become WORKING status messages (a text and a
@@ -11,7 +11,7 @@
 - a LangGraph ``__interrupt__`` is collected for the caller to ask for input.
 
 At the end the final output decides (``ArtifactStream.close``): when it says
-the same as the streamed text, the held chunk closes the artifact; otherwise
+the same as the streamed text, the closing update carries it whole; otherwise
 the artifact is replaced by the final answer (a streamed preamble before a tool call, a chain step
 that rewrote the model's text, structured output).
 """

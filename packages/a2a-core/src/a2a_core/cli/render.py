@@ -199,6 +199,8 @@ class Renderer:
         self.url = url
         self.quiet = quiet
         self._artifact_headers: set[str] = set()
+        self._shown_text: dict[str, str] = {}
+        """What each streamed artifact showed so far (its closing update may repeat it)."""
         self._open_artifact: str | None = None
         self._shown_task: str | None = None
         self._last_state: str | None = None
@@ -259,7 +261,12 @@ class Renderer:
                 c.line(self.parts_text(artifact.parts))
             return
         c.line(self._state_line(state) + self._ids(task.id, task.context_id))
-        if status_message is not None and not state.is_interrupted:
+        shown = {artifact.artifact_id for artifact in task.artifacts}
+        if (
+            status_message is not None
+            and not state.is_interrupted
+            and _repeats(status_message) not in shown
+        ):
             c.line(self.parts_text(status_message.parts))
         for artifact in task.artifacts:
             c.line(self._artifact_header(artifact))
@@ -335,7 +342,9 @@ class Renderer:
                 ids = self._ids(event.task_id, event.context_id)
             text = (
                 self.parts_text(message.parts)
-                if message is not None and not state.is_interrupted
+                if message is not None
+                and not state.is_interrupted
+                and _repeats(message) not in self._artifact_headers
                 else ""
             )
             if str(state) == self._last_state and not text and not ids:
@@ -362,7 +371,11 @@ class Renderer:
         state = task.status.state
         c.line(self._state_line(state) + self._ids(task.id, task.context_id))
         message = task.status.message
-        if message is not None and not state.is_interrupted:
+        if (
+            message is not None
+            and not state.is_interrupted
+            and _repeats(message) not in {a.artifact_id for a in task.artifacts}
+        ):
             c.line(self.parts_text(message.parts))
         for artifact in task.artifacts:
             if artifact.artifact_id in self._artifact_headers:
@@ -378,16 +391,22 @@ class Renderer:
         c = self.console
         artifact = event.artifact
         key = artifact.artifact_id
+        text = self.parts_text(artifact.parts)
         if self._open_artifact is not None and self._open_artifact != key:
             self._close_artifact()
+        if not event.append and event.last_chunk and self._shown_text.get(key) == text:
+            self._close_artifact()  # the closing update repeats what streamed: shown already
+            return
         if key not in self._artifact_headers or not event.append:
             self._artifact_headers.add(key)
+            self._shown_text[key] = ""
             if not self.quiet:
                 c.line(self._artifact_header(artifact))
             else:
                 c.end_line()
         self._open_artifact = key
-        c.write(self.parts_text(artifact.parts))
+        self._shown_text[key] = self._shown_text.get(key, "") + text
+        c.write(text)
         if event.last_chunk:
             self._close_artifact()
 
@@ -500,6 +519,13 @@ def _when(moment: datetime | None) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def _repeats(message: Message | None) -> str | None:
+    """The artifact a status message repeats (the server's copy of the answer), else None."""
+    from ..types._messages import repeats_artifact
+
+    return repeats_artifact(message)
 
 
 def _one_line(text: str | None) -> str:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .common import UsageError, connect, connection_parser, exit_code_for, session_of
+from .follow import follow_unfinished, unfinished
 from .parts import part_dicts
 
 if TYPE_CHECKING:
     from ..client import A2AClient, EventStream
-    from ..types import Message
+    from ..types import Message, Task
     from .render import Console, Renderer
 
 __all__ = ["add_parser", "build_message", "run"]
@@ -124,15 +125,18 @@ async def _send(
             blocking=not args.no_wait,
         )
     session_of(args).task_id = reply.task_id
+    result = reply.result
+    if not args.no_wait and unfinished(result):
+        result = await follow_unfinished(client, cast("Task", result), console)
     if args.save_dir:
         from .savefiles import save_answer_files
 
-        await save_answer_files(client, reply.result, args.save_dir)
+        await save_answer_files(client, result, args.save_dir)
     if args.json:
-        console.line(json_line(V10Codec().encode_result(Operation.SEND_MESSAGE, reply.result)))
+        console.line(json_line(V10Codec().encode_result(Operation.SEND_MESSAGE, result)))
     else:
-        Renderer(console, args.url, quiet=args.quiet).result(reply.result)
-    return exit_code_for(reply.result)
+        Renderer(console, args.url, quiet=args.quiet).result(result)
+    return exit_code_for(result)
 
 
 async def _stream(

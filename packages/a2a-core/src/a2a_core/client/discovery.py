@@ -303,6 +303,10 @@ class CardResolver:
 
 
 def _card_error(error: A2AError, url: str, status: int) -> A2AError:
-    error.message = f"Fetching the agent card at {url} failed (HTTP {status}): {error.message}"
+    said = error.message
+    if said.startswith(f"HTTP {status}"):  # the status and the body's first line already
+        error.message = f"Fetching the agent card at {url} failed: {said}"
+    else:
+        error.message = f"Fetching the agent card at {url} failed (HTTP {status}): {said}"
     error.args = (error.message,)
     return error

@@ -143,6 +143,8 @@ class _Relay:
         self.remote_task_id: str | None = None
         self.artifacts: dict[str, Artifact] = {}
         """Each artifact as relayed so far (snapshots relay only what is new)."""
+        self.open: set[str] = set()
+        """Artifacts relayed without ``lastChunk`` yet (closed when the remote task settles)."""
         self.settled = False
 
     @property
@@ -188,7 +190,34 @@ class _Relay:
                 append=bool(new_parts),
                 metadata=artifact.metadata,
             )
+            self._track(artifact.artifact_id, last=not new_parts)
         await self._status(task.status, None)
+
+    def _track(self, artifact_id: str, *, last: bool) -> None:
+        if last:
+            self.open.discard(artifact_id)
+        else:
+            self.open.add(artifact_id)
+
+    async def close_open(self) -> None:
+        """Mark the end of every artifact the remote agent left open (an agent that never
+        sets ``lastChunk``): the local clients then know each artifact is whole."""
+        for artifact_id in sorted(self.open):
+            artifact = self.artifacts[artifact_id]
+            if self.updater.whole_answers:
+                await self.updater.add_artifact(
+                    artifact.parts,
+                    artifact_id=artifact_id,
+                    name=artifact.name,
+                    description=artifact.description,
+                    last_chunk=True,
+                    metadata=artifact.metadata,
+                )
+            else:
+                await self.updater.add_artifact(
+                    [Part(text="")], artifact_id=artifact_id, append=True, last_chunk=True
+                )
+        self.open.clear()
 
     async def _message(self, message: Message) -> None:
         local = self.updater.new_agent_message(list(message.parts), metadata=message.metadata)
@@ -214,6 +243,7 @@ class _Relay:
             last_chunk=event.last_chunk,
             metadata=event.metadata or artifact.metadata,
         )
+        self._track(artifact.artifact_id, last=event.last_chunk)
 
     async def _status(self, status: TaskStatus, metadata: dict[str, Any] | None) -> None:
         state = status.state
@@ -231,6 +261,7 @@ class _Relay:
             return
         if state.is_terminal or state.is_interrupted:
             self.settled = True
+            await self.close_open()
         await self.updater.update_status(state, message, metadata=metadata)
 
 

@@ -25,11 +25,37 @@ from ..types import (
     TaskStatusUpdateEvent,
 )
 
-__all__ = ["SendResult", "TaskTracker", "settles", "text_of"]
+__all__ = ["SendResult", "TaskTracker", "TextDeltas", "settles", "text_of"]
 
 
 def _parts_text(parts: Iterable[Part]) -> str:
     return "".join(p.text for p in parts if p.text is not None)
+
+
+class TextDeltas:
+    """The new text each artifact update of a stream adds, for readers that print text.
+
+    An appended chunk adds its text. An update that replaces an artifact adds only
+    what goes beyond the text already seen, so a stream that ends with the whole
+    artifact (``append: false``, ``lastChunk``: how our servers and ADK's end one)
+    adds nothing; a replacement that says something else adds all of its text.
+    """
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] = {}
+
+    def delta(self, event: TaskArtifactUpdateEvent) -> str:
+        """The text ``event`` adds to what this stream showed ("" if none)."""
+        text = _parts_text(event.artifact.parts)
+        key = event.artifact.artifact_id
+        seen = self._seen.get(key)
+        if event.append or seen is None:
+            self._seen[key] = (seen or "") + text
+            return text
+        self._seen[key] = text
+        return text[len(seen) :] if text.startswith(seen) else text
 
 
 def _task_text(task: Task) -> str:

@@ -62,7 +62,7 @@ from .errors import A2AConnectionError
 from .files import DEFAULT_MAX_DOWNLOAD_BYTES
 from .loop import BackgroundLoop, CancelHook
 from .oauth import TokenError
-from .results import SendResult
+from .results import SendResult, TextDeltas
 from .untrusted import UNTRUSTED_LABEL, TextLimits, sanitize_card, sanitize_text
 
 __all__ = [
@@ -726,6 +726,7 @@ class _StreamReader:
         self.settled = False
         self.quiet = False
         """Set once the caller gave up: no more hooks are called."""
+        self._texts = TextDeltas()
         if self.task_id is not None:
             self.known.set()
 
@@ -756,6 +757,6 @@ class _StreamReader:
         if exchange.on_event is not None:
             await _call(exchange.on_event, event)
         if exchange.on_text is not None and isinstance(event, TaskArtifactUpdateEvent):
-            delta = "".join(p.text for p in event.artifact.parts if p.text is not None)
+            delta = self._texts.delta(event)
             if delta:
                 await _call(exchange.on_text, delta)

@@ -1,20 +1,25 @@
-"""``ArtifactStream``: one artifact sent chunk by chunk, the last chunk marked as such.
+"""``ArtifactStream``: one artifact sent chunk by chunk, its end marked when it ends.
 
-Streaming clients show chunks as they arrive and learn the artifact is whole
-from ``lastChunk``; an agent only knows a chunk was the last when the next
-one does not come. So one chunk is held back: each ``write`` sends the chunk
-before it, and ``close`` sends the held one with ``lastChunk``. When the
-agent's final output says something else than what streamed (a preamble
-before a tool call, a rewritten answer, structured output), ``close(final)``
-replaces the artifact with it. Function agents, LangChain and CrewAI all
-stream through this one writer.
+Each ``write`` sends its chunk at once (the first creates the artifact, the
+next ones append to it), so a client sees a chunk when the agent makes it,
+not when the next one comes. ``close`` marks the end with one more update
+carrying ``lastChunk``. By default (``ManagerConfig.whole_answers``) that
+closing update replaces the artifact with all of it (``append: false``): a
+client that applies the chunks gets the same text again, one that keeps
+only an artifact's last chunk (Google ADK's ``RemoteA2aAgent``) still has
+the whole answer. With ``whole_answers=False`` it appends an empty text part
+instead, so every byte crosses the wire once. When the agent's final output
+says something else than what streamed (a preamble before a tool call, a
+rewritten answer, structured output), ``close(final)`` replaces the artifact
+with it. Function agents, LangChain and CrewAI all stream through this one
+writer; docs/server.md ("How a streamed answer ends") compares the choices.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..types import Part
+from ..types import Artifact, Part
 from .updater import TaskUpdater, to_parts
 
 __all__ = ["ArtifactStream"]
@@ -24,7 +29,8 @@ class ArtifactStream:
     """Streams one artifact of a task through ``updater`` (see the module docstring)."""
 
     __slots__ = (
-        "_held",
+        "_chunks",
+        "_plain",
         "_sent",
         "_text",
         "_text_only",
@@ -49,53 +55,74 @@ class ArtifactStream:
         self.name = name if name is not None else artifact_id
         self.description = description
         self.metadata = metadata
-        self._held: list[Part] | None = None
         self._sent = False
         self._text: list[str] = []
+        self._chunks: list[list[Part]] = []
+        """Every chunk written (the whole artifact to close with)."""
         self._text_only = True
+        self._plain = True
+        """Whether every part is bare text (no metadata, media type or file name)."""
 
     @property
     def text(self) -> str:
-        """The text written so far (held chunk included)."""
+        """The text written so far."""
         return "".join(self._text)
 
     @property
     def written(self) -> bool:
-        """Whether anything was written (sent or held)."""
-        return self._sent or self._held is not None
+        """Whether anything was written."""
+        return self._sent
 
     async def write(self, content: Any) -> None:
-        """Stream a chunk (text, Part(s) or JSON data); empty content is skipped."""
+        """Send a chunk (text, Part(s) or JSON data) now; empty content is skipped."""
         parts = to_parts(content)
         if not parts:
             return
-        if self._held is not None:
-            await self._send(self._held, last=False)
-        self._held = parts
         for part in parts:
             if part.text is None:
                 self._text_only = False
             else:
                 self._text.append(part.text)
+            if part.metadata is not None or part.media_type is not None or part.filename:
+                self._plain = False
+        self._chunks.append(parts)
+        await self._send(parts, last=False, replace=not self._sent)
 
     async def flush(self) -> None:
-        """Send the held chunk now, not as the last (before pausing for input, say)."""
-        if self._held is not None:
-            held, self._held = self._held, None
-            await self._send(held, last=False)
+        """Nothing to do: every chunk is sent as it is written (kept for callers that
+        flushed before pausing)."""
 
     async def close(self, final: Any = None) -> None:
-        """End the artifact: the held chunk goes out as the last one.
+        """End the artifact with an update carrying ``lastChunk``.
 
         ``final`` is the agent's whole output: when given and different from what
-        streamed, it replaces the artifact (one complete update, ``lastChunk`` set).
+        streamed, it replaces the artifact (one complete update). Otherwise the closing
+        update carries the whole artifact (``append: false``) or, with
+        ``whole_answers`` off, an empty text part appended.
         """
         final_parts = to_parts(final)
-        held, self._held = self._held, None
-        if held is not None and (not final_parts or self._says(final_parts)):
-            await self._send(held, last=True)
-        elif final_parts:
+        if final_parts and not (self._sent and self._says(final_parts)):
             await self._send(final_parts, last=True, replace=True)
+        elif not self._sent:
+            return
+        elif self._updater.whole_answers:
+            await self._send(self._whole(), last=True, replace=True)
+        else:
+            await self._send([Part(text="")], last=True, replace=False)
+        self._sent = False
+        self._text = []
+        self._chunks = []
+        self._text_only = self._plain = True
+
+    def _whole(self) -> list[Part]:
+        """The artifact's parts as one update, joined as the stored artifact joins them."""
+        if self._text_only and self._plain:
+            return [Part(text=self.text)]
+        first, *rest = self._chunks
+        artifact = Artifact(artifact_id=self.artifact_id, parts=first)
+        return artifact.extended_all(
+            [Artifact(artifact_id=self.artifact_id, parts=c) for c in rest]
+        ).parts
 
     def _says(self, parts: list[Part]) -> bool:
         """Whether ``parts`` are exactly the text that streamed."""
@@ -105,8 +132,8 @@ class ArtifactStream:
             and "".join(p.text or "" for p in parts) == self.text
         )
 
-    async def _send(self, parts: list[Part], *, last: bool, replace: bool = False) -> None:
-        append = self._sent and not replace
+    async def _send(self, parts: list[Part], *, last: bool, replace: bool) -> None:
+        append = not replace
         await self._updater.add_artifact(
             parts,
             artifact_id=self.artifact_id,

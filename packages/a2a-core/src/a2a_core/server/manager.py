@@ -68,6 +68,7 @@ from .executor import AgentExecutor, RequestContext
 from .files import FileStore
 from .leases import LeaseKeeper, LeaseSettings, new_instance_id
 from .task_state import (
+    REPEATS_KEY,
     IllegalTransitionError,
     apply_artifact,
     apply_artifacts,
@@ -150,6 +151,10 @@ class _RunLock:
         self._locked = False
 
 
+RESULT_ARTIFACT = "result"
+"""The artifact that holds an agent's answer (function agents, generators, the adapters)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ManagerConfig:
     """Bounds and policies of the task manager."""
@@ -191,6 +196,14 @@ class ManagerConfig:
     task nobody can know of yet (a blocking send's) waits for its first write the same way:
     a blocking send whose agent answers at once writes its task once, and a task still
     running shows in ListTasks within this interval. 0: save every event."""
+
+    whole_answers: bool = True
+    """Peers that read only part of a stream still get the whole answer: a streamed
+    artifact ends with an update carrying all of it (``append: false``, ``lastChunk``),
+    and a task that completes without a status message gets one repeating the text and
+    data of its ``result`` artifact. False: a stream ends with an empty appended part
+    and the completed status stays bare (see docs/server.md, "How a streamed answer
+    ends")."""
 
     def __post_init__(self) -> None:
         if self.max_background_tasks <= 0:
@@ -287,6 +300,11 @@ class TaskRun:
     @property
     def state(self) -> TaskState:
         return self._task.status.state  # artifact chunks never change it
+
+    @property
+    def whole_answers(self) -> bool:
+        """``ManagerConfig.whole_answers`` (what the updater's artifact streams read)."""
+        return self.manager.config.whole_answers
 
     @property
     def task_id(self) -> str:
@@ -404,6 +422,12 @@ class TaskRun:
             )
         elif isinstance(event, TaskStatusUpdateEvent):
             event = _owned(event, task)
+            if (
+                event.status.state is TaskState.COMPLETED
+                and event.status.message is None
+                and manager.config.whole_answers
+            ):
+                event = _with_answer(event, self.task)
         else:
             raise IllegalTransitionError(f"agents may not emit {type(event).__name__} events")
         previous = task.status.state
@@ -761,6 +785,31 @@ def _as_reply(message: Message, task: Task) -> Message:
     if message.task_id is None and message.context_id == task.context_id:
         return message
     return changed(message, {"task_id": None, "context_id": task.context_id})
+
+
+def _with_answer(event: TaskStatusUpdateEvent, task: Task) -> TaskStatusUpdateEvent:
+    """The COMPLETED status carrying the text and data of the task's ``result`` artifact,
+    for peers that read only the final status message (CrewAI's delegation by default).
+    The message says what it repeats (``REPEATS_KEY``), so it stays out of the history.
+    Unchanged when there is no such artifact, or it holds only files."""
+    parts = [
+        part
+        for artifact in task.artifacts
+        if artifact.artifact_id == RESULT_ARTIFACT
+        for part in artifact.parts
+        if part.text is not None or part.data is not None
+    ]
+    if not parts:
+        return event
+    message = Message(
+        message_id=new_id(),
+        role=Role.AGENT,
+        parts=parts,
+        task_id=task.id,
+        context_id=task.context_id,
+        metadata={REPEATS_KEY: RESULT_ARTIFACT},
+    )
+    return changed(event, {"status": changed(event.status, {"message": message})})
 
 
 def _in_task(message: Message, task: Task) -> Message:
@@ -1226,7 +1275,7 @@ class TaskManager:
             await self._let_paused_run_finish(task_id)
             stored = await self.store.get(task_id, call.owner)
             if stored is None:
-                raise TaskNotFoundError(f"Task {task_id} not found")
+                raise TaskNotFoundError.for_task(task_id)
             task = stored.task
             if message.context_id and message.context_id != task.context_id:
                 raise InvalidParamsError(
@@ -1302,7 +1351,7 @@ class TaskManager:
                 return await self._cancel_run(run)
             stored = await self.store.get(task_id, owner)
             if stored is None:
-                raise TaskNotFoundError(f"Task {task_id} not found")
+                raise TaskNotFoundError.for_task(task_id)
             state = stored.task.status.state
             if state.is_terminal:
                 if asked_others and state is TaskState.CANCELED:

@@ -306,7 +306,7 @@ class A2AService:
                 await _aclose(follower)
             fresh = await self.store.get(task_id, call.owner)
             if fresh is None:
-                raise TaskNotFoundError(f"Task {task_id} not found")
+                raise TaskNotFoundError.for_task(task_id)
             stored = fresh
             if ended:
                 break
@@ -448,7 +448,7 @@ class A2AService:
         """The caller's task with at most ``history_length`` messages, or TaskNotFoundError."""
         stored = await self.store.get(request.id, call.owner)
         if stored is None:
-            raise TaskNotFoundError(f"Task {request.id} not found")
+            raise TaskNotFoundError.for_task(request.id)
         return snapshot(stored.task, request.history_length)
 
     async def list_tasks(
@@ -493,7 +493,7 @@ class A2AService:
         last = _last_event_id(call)
         stored = await self.store.get(request.id, call.owner)
         if stored is None:
-            raise TaskNotFoundError(f"Task {request.id} not found")
+            raise TaskNotFoundError.for_task(request.id)
         manager = self.manager
         run = manager.active_run(request.id)
         current, version = (
@@ -579,7 +579,7 @@ class A2AService:
                     await _aclose(follower)
                     stored = await self.store.get(task_id, call.owner)
                     if stored is None:
-                        raise TaskNotFoundError(f"Task {task_id} not found") from None
+                        raise TaskNotFoundError.for_task(task_id) from None
                     yield stored.version, snapshot(stored.task)
                     state = stored.task.status.state
                     if state.is_terminal or state.is_interrupted:
@@ -605,7 +605,7 @@ class A2AService:
 
     async def _require_task(self, task_id: str, call: ServerCallContext) -> None:
         if await self.store.get(task_id, call.owner) is None:
-            raise TaskNotFoundError(f"Task {task_id} not found")
+            raise TaskNotFoundError.for_task(task_id)
 
     async def create_push_config(
         self, request: TaskPushNotificationConfig, call: ServerCallContext

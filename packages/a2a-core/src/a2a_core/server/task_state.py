@@ -19,8 +19,10 @@ from ..types import (
     TaskStatusUpdateEvent,
 )
 from ..types._base import changed
+from ..types._messages import REPEATS_KEY, repeats_artifact
 
 __all__ = [
+    "REPEATS_KEY",
     "IllegalTransitionError",
     "append_message",
     "apply_artifact",
@@ -28,6 +30,7 @@ __all__ = [
     "apply_status",
     "check_transition",
     "continue_task",
+    "repeats_artifact",
     "set_status",
     "snapshot",
 ]
@@ -55,10 +58,11 @@ def check_transition(old: TaskState, new: TaskState) -> None:
 
 
 def apply_status(task: Task, event: TaskStatusUpdateEvent, max_history: int) -> Task:
-    """A new task with the event's status; its message joins the history."""
+    """A new task with the event's status; its message joins the history (unless it
+    repeats an artifact: ``REPEATS_KEY``)."""
     check_transition(task.status.state, event.status.state)
     update: dict[str, object] = {"status": event.status}
-    if event.status.message is not None:
+    if event.status.message is not None and repeats_artifact(event.status.message) is None:
         update["history"] = _bounded([*task.history, event.status.message], max_history)
     if event.metadata:
         update["metadata"] = {**(task.metadata or {}), **event.metadata}

@@ -97,6 +97,12 @@ class TaskUpdater:
         """The task's current state (as the server sees it)."""
         return self._sink.state
 
+    @property
+    def whole_answers(self) -> bool:
+        """Whether a streamed artifact ends with all of it (``ManagerConfig.whole_answers``;
+        True for a sink that does not say)."""
+        return getattr(self._sink, "whole_answers", True)
+
     def _plain_ids(self) -> bool:
         """Whether both ids are exactly ``str`` (the run's own): models built from them
         need no validation."""
@@ -201,7 +207,7 @@ class TaskUpdater:
 
         ``last_chunk`` defaults to ``not append``: a new artifact is whole (streaming
         clients such as ADK treat one without ``lastChunk`` as partial), an appended
-        chunk is not the last. To stream an artifact, use ``artifact_stream`` (or pass
+        chunk is not the last. To stream an artifact, use ``ArtifactStream`` (or pass
         ``last_chunk=False`` on the first chunk and ``True`` on the last).
         """
         if artifact_id is None:

@@ -264,14 +264,17 @@ class AdapterConformance(ConformanceSuite):
         """Streamed output arrives as several artifact chunks that assemble to the full text.
 
         The first chunk of an artifact has ``append`` false, the following ones true,
-        and only the last has ``lastChunk``; the stored task holds the same text.
+        and only the last update has ``lastChunk``: one more chunk, or the whole
+        artifact again (``append`` false, what ``ArtifactStream.close`` sends); the
+        stored task holds the same text.
 
         Troubleshooting:
         - a single chunk: the fake ``stream`` agent must produce two or more pieces,
           and the adapter must forward them as they come (not join them first);
         - append on the first chunk / missing on later ones: keep one artifact id
           per output and set ``append=True`` from the second chunk on;
-        - no ``lastChunk``: flag the final chunk (hold one chunk back to know it);
+        - no ``lastChunk``: close the artifact when the output ends
+          (``ArtifactStream.close``);
         - stored text differs: the adapter wrote a different final artifact.
         """
         async with self.serve("stream") as served:
@@ -598,7 +601,7 @@ def _chunk_problems(chunks: Sequence[TaskArtifactUpdateEvent]) -> list[str]:
     for artifact_id, events in by_id.items():
         if events[0].append:
             problems.append(f"artifact {artifact_id}: the first chunk has append=true")
-        if not all(e.append for e in events[1:]):
+        if not all(e.append for e in events[1:-1]):
             problems.append(f"artifact {artifact_id}: a later chunk lacks append=true")
         if not events[-1].last_chunk:
             problems.append(f"artifact {artifact_id}: the last chunk lacks lastChunk=true")

@@ -273,3 +273,19 @@ class StreamResponse(A2AModel):
         if isinstance(event, TaskStatusUpdateEvent):
             return cls(status_update=event)
         return cls(artifact_update=event)
+
+
+REPEATS_KEY = "a2aRepeatsArtifact"
+"""Message metadata naming the artifact a status message repeats (the answer the server
+copies into a bare COMPLETED status, ``ManagerConfig.whole_answers``): such a message is
+the status's only, never added to the history, and readers that show the artifact may
+skip it."""
+
+
+def repeats_artifact(message: Message | None) -> str | None:
+    """The id of the artifact ``message`` repeats (``REPEATS_KEY``), else None."""
+    metadata: dict[str, Any] | None = getattr(message, "metadata", None)  # CLI's light copies
+    if not metadata:
+        return None
+    found = metadata.get(REPEATS_KEY)
+    return found if isinstance(found, str) else None

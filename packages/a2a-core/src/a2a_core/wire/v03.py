@@ -282,13 +282,32 @@ def request_out(op: Operation, request: BaseModel) -> Any:
 _FILE = field_map(bytes="raw", uri="url", mimeType="mediaType", name="filename")
 
 
+_PART_MEMBERS = ("text", "file", "data")
+
+
+def _implied_kind(obj: dict[str, Any]) -> str:
+    """The kind of a 0.3 part that omits ``kind``: its one content member.
+
+    types.ts requires the discriminator, but both official SDKs accept a part without it
+    (python-a2a sends them). A part with no member or several, or whose ``type`` (an
+    older draft's discriminator) names another kind, is still refused.
+    """
+    members = [name for name in _PART_MEMBERS if obj.get(name) is not None]
+    if len(members) != 1:
+        raise ValueError('a 0.3 part needs its "kind" ("text", "file" or "data")')
+    legacy = obj.get("type")
+    if legacy is not None and legacy != members[0]:
+        raise ValueError(f"unknown part type {str(legacy)[:40]!r}")
+    return members[0]
+
+
 def part_in(value: Any) -> Any:
     obj = as_obj(value)
     if obj is None:
         return value
     kind = obj.get("kind")
-    if kind is None:  # types.ts makes the discriminator required; guessing hides client bugs
-        raise ValueError('a 0.3 part needs its "kind" ("text", "file" or "data")')
+    if kind is None:
+        kind = _implied_kind(obj)
     out: dict[str, Any]
     if kind == "text":
         text = obj.get("text")

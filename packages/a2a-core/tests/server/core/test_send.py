@@ -350,7 +350,8 @@ async def test_async_generator_chunks_build_one_artifact(make_service: ServiceFa
     assert [(c.append, c.last_chunk) for c in chunks] == [  # type: ignore[union-attr]
         (False, False),
         (True, False),
-        (True, True),
+        (True, False),
+        (False, True),  # the end: the whole artifact (ManagerConfig.whole_answers)
     ]
 
 

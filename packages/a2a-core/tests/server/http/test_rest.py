@@ -306,7 +306,8 @@ async def test_extended_card_not_offered(client: httpx.AsyncClient) -> None:
 async def test_errors_default_mapping(client: httpx.AsyncClient) -> None:
     r = await client.get("/tasks/nope")
     err = rest_error(r, 404, "NOT_FOUND", "TASK_NOT_FOUND")
-    assert "nope" in err["message"]
+    assert err["message"] == "Task not found"
+    assert err["details"][0]["metadata"] == {"taskId": "nope"}
     r = await client.post("/message:send", json={"message": {"role": "ROLE_USER"}})
     rest_error(r, 400, "INVALID_ARGUMENT", "INVALID_PARAMS")
     r = await client.post(

@@ -3,7 +3,8 @@
 Real sockets (``running_server`` on 127.0.0.1) and raw HTTP, in both protocol
 versions and both bindings: an agent that streams its answer token by token
 is answered by a blocking send, GetTask and ListTasks with one text part,
-while its streams still carry every chunk (``append`` / ``lastChunk``).
+while its streams still carry every chunk (``append``), then the whole answer
+(``lastChunk``).
 """
 
 from __future__ import annotations
@@ -106,9 +107,14 @@ async def test_streams_still_carry_every_chunk_as_produced() -> None:
         r = await client.post("/", json=body, headers=V10)
         events = [e["result"] for e in parse_sse(r.text)]
         chunks = [e["artifactUpdate"] for e in events if "artifactUpdate" in e]
-        assert [c["artifact"]["parts"] for c in chunks] == [[{"text": t}] for t in TOKENS]
-        assert [c.get("append", False) for c in chunks] == [False] + [True] * (len(TOKENS) - 1)
-        assert [c.get("lastChunk", False) for c in chunks] == [False] * (len(TOKENS) - 1) + [True]
+        # Every token as it came, then the end: the whole answer replacing them.
+        assert [c["artifact"]["parts"] for c in chunks] == [[{"text": t}] for t in TOKENS] + [
+            [{"text": ANSWER}]
+        ]
+        assert [c.get("append", False) for c in chunks] == [False] + [True] * (len(TOKENS) - 1) + [
+            False
+        ]
+        assert [c.get("lastChunk", False) for c in chunks] == [False] * len(TOKENS) + [True]
         task_id = chunks[0]["taskId"]
         stored = await client.post("/", json=rpc("GetTask", {"id": task_id}), headers=V10)
         assert texts(stored.json()["result"]) == [[ANSWER]]

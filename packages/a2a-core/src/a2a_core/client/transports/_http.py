@@ -17,7 +17,8 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from http import HTTPStatus
+from typing import Any, cast
 
 import httpx
 
@@ -264,14 +265,47 @@ def validate_json_directly(body: bytes, limits: DecodeLimits) -> bool:
 
 
 def error_from_response(status: int, body: bytes, limits: DecodeLimits) -> A2AError:
-    """The typed error of a non-success HTTP answer (JSON error body or bare status)."""
+    """The typed error of a non-success HTTP answer (JSON error body or bare status).
+
+    A server error (5xx) whose body is no A2A error (a proxy's HTML page, a crash's
+    text) says the status and the body's first line, not a bare "Internal error".
+    """
     value: Any = None
     if body:
         try:
             value = loads(body, limits)
         except A2AError:
             value = None
-    return refine_by_status(decode_rest_error(status, value), status)
+    error = refine_by_status(decode_rest_error(status, value), status)
+    if status >= 500 and not _is_error_body(value):
+        error.message = http_status_text(status, body)
+        error.args = (error.message,)
+    return error
+
+
+def _is_error_body(value: Any) -> bool:
+    """Whether ``value`` is an error object of a binding (JSON-RPC, google.rpc.Status)."""
+    if not isinstance(value, dict):
+        return False
+    obj = cast(dict[str, Any], value)
+    return isinstance(obj.get("error"), dict) or isinstance(obj.get("code"), int)
+
+
+_FIRST_LINE_CHARS = 200
+
+
+def http_status_text(status: int, body: bytes) -> str:
+    """``HTTP 502 Bad Gateway: <the body's first non-blank line>`` (cleaned, bounded)."""
+    try:
+        phrase = " " + HTTPStatus(status).phrase
+    except ValueError:
+        phrase = ""
+    text = body[: _FIRST_LINE_CHARS * 8].decode("utf-8", "replace")
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    line = "".join(c if c.isprintable() else " " for c in line)
+    if len(line) > _FIRST_LINE_CHARS:
+        line = line[: _FIRST_LINE_CHARS - 1] + "\u2026"
+    return f"HTTP {status}{phrase}: {line}" if line else f"HTTP {status}{phrase} (empty body)"
 
 
 def refine_by_status(error: A2AError, status: int) -> A2AError:

@@ -298,7 +298,9 @@ function step(block, status) {
   if (!status) return;
   const label = stateLabel(status.state);
   const asking = status.state === "TASK_STATE_INPUT_REQUIRED" && status.message;
-  const text = asking ? "" : textOf(status.message);
+  // A status message that repeats an artifact (the server's copy of the answer) is shown there.
+  const repeats = status.message && status.message.metadata && status.message.metadata.a2aRepeatsArtifact;
+  const text = asking || repeats ? "" : textOf(status.message);
   const time = status.timestamp ? new Date(status.timestamp).toLocaleTimeString() : "";
   const item = el("li", { class: `step state-${label}` },
     el("span", { class: "state", text: label }),

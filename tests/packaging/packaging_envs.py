@@ -30,6 +30,19 @@ def dev_module() -> ModuleType:
     return module
 
 
+def release_check() -> ModuleType:
+    """tools/release_check.py, imported: the checks ``python3 dev.py release-check`` runs."""
+    spec = importlib.util.spec_from_file_location(
+        "_release_check", ROOT / "tools" / "release_check.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
 def locked_version(name: str) -> str:
     """The version of ``name`` that uv.lock pins."""
     lock = tomllib.loads((ROOT / "uv.lock").read_text())

@@ -115,6 +115,22 @@ class Envs:
         )
         return python
 
+    def create_from_index(self, name: str, index: str, requirements: Sequence[str]) -> Path:
+        """A new venv holding ``requirements`` by name: ``index`` first, PyPI after it.
+
+        uv's default index strategy takes each project from the first index that has
+        it: ours for the packages of this repository, PyPI (the default index) for
+        the rest, as once they are published. No ``--find-links``, no paths.
+        """
+        folder = self.root / name
+        venv = [*self.uv, "venv", "--no-config", "-q", str(folder), "--python", sys.executable]
+        run(venv, timeout=120, cwd=self.root)
+        python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+        install = [*self.uv, "pip", "install", "--no-config", "-q", "--python", str(python)]
+        install += ["--index", index, "--default-index", "https://pypi.org/simple"]
+        run([*install, *requirements], timeout=INSTALL_TIMEOUT, cwd=self.root)
+        return python
+
     def create_with_pip(self, name: str, folders: Sequence[str]) -> Path:
         """A new venv where pip itself installs package folders of this repository.
 

@@ -17,7 +17,9 @@
     python3 dev.py release-check  build into dist/, then check what would be published:
                              one version source each, the core ranges, changelogs,
                              classifiers, twine check, wheel contents, readme links,
-                             sdists that rebuild to the same wheels (tools/release_check.py)
+                             sdists that rebuild to the same wheels (tools/release_check.py);
+                             ``--tag NAME-vVERSION`` also copies that package's two files
+                             to dist/publish/ (what the publish workflow uploads)
     python3 dev.py test-python 3.12  set up .venv-3.12 with that Python, then pytest over
                              the packages and the packaging tests (other arguments go
                              to pytest); ``all-others`` runs every tested Python but
@@ -332,14 +334,20 @@ def build_into(out: Path) -> None:
 
 
 def cmd_release_check(args: Sequence[str]) -> int:
-    out = ROOT / "dist"
-    if list(args[:1]) in (["-o"], ["--out-dir"]) and len(args) == 2:
-        out = Path(args[1]).resolve()
-    elif args:
-        fail("usage: python3 dev.py release-check [-o DIR]")
+    out, tag, rest = ROOT / "dist", [], list(args)
+    while rest:
+        flag, value = rest[0], rest[1] if len(rest) > 1 else None
+        if flag in ("-o", "--out-dir") and value:
+            out = Path(value).resolve()
+        elif flag == "--tag" and value:
+            tag = ["--tag", value]
+        else:
+            fail("usage: python3 dev.py release-check [-o DIR] [--tag NAME-vVERSION]")
+        rest = rest[2:]
     run = setup()
     build_into(out)
-    code = step(run, "release checks", ["python", "tools/release_check.py", "--dist", str(out)])
+    check = ["python", "tools/release_check.py", "--dist", str(out), *tag]
+    code = step(run, "release checks", check)
     if code != 0:
         print("dev.py: release-check failed", file=sys.stderr)
     return 0 if code == 0 else 1

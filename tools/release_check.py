@@ -26,6 +26,7 @@ import base64
 import hashlib
 import importlib.util
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -366,7 +367,34 @@ def check_rebuilds(package: Package, wheel: Path, sdist: Path, uv: Sequence[str]
     return problems
 
 
-def run_checks(dist: Path | None, uv: Sequence[str], tested: Sequence[str]) -> int:
+def tag_of(package: Package) -> str:
+    """The git tag that publishes a package's current version (``a2a-langchain-v0.1.0``)."""
+    return f"{package.name}-v{package.version}"
+
+
+def select_tagged(packages: Sequence[Package], tag: str, dist: Path, out: Path) -> list[str]:
+    """Copy the tagged package's wheel and sdist from ``dist`` into ``out`` (emptied first)."""
+    tagged = [p for p in packages if tag_of(p) == tag]
+    if not tagged:
+        known = ", ".join(tag_of(p) for p in packages)
+        return [f"tag {tag!r} names no package at its current version (these would: {known})"]
+    wheel, sdist = built_files(tagged[0], dist)
+    if wheel is None or sdist is None:
+        return [f"{tag}: its wheel and sdist are not both in {dist}"]
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    for path in (wheel, sdist):
+        shutil.copy2(path, out / path.name)
+    return []
+
+
+def run_checks(
+    dist: Path | None,
+    uv: Sequence[str],
+    tested: Sequence[str],
+    tag: str | None = None,
+) -> int:
     """Print each check's outcome; 1 when any found a problem."""
     packages = discover()
     failed = 0
@@ -403,15 +431,23 @@ def run_checks(dist: Path | None, uv: Sequence[str], tested: Sequence[str]) -> i
             if wheel is not None and sdist is not None:
                 problems += check(package, wheel, sdist)
         report(title, problems)
+    if tag is not None:
+        out = dist / "publish"
+        report(f"tag {tag}: its files copied to {out}", select_tagged(packages, tag, dist, out))
     return 1 if failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--dist", type=Path, help="the built files (omit: source checks only)")
+    parser.add_argument(
+        "--tag", help="a release tag (NAME-vVERSION): copy that package's files to DIST/publish"
+    )
     args = parser.parse_args(argv)
+    if args.tag and args.dist is None:
+        parser.error("--tag needs --dist")
     dev = dev_module()
-    return run_checks(args.dist, dev.find_uv(), dev.TESTED_PYTHONS)
+    return run_checks(args.dist, dev.find_uv(), dev.TESTED_PYTHONS, args.tag)
 
 
 if __name__ == "__main__":

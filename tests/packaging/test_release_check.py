@@ -214,3 +214,16 @@ def test_an_sdist_that_leaves_a_file_out_fails(dist: Path, tmp_path: Path) -> No
     assert len(problems) == 2, problems
     assert all("a2a_langchain/extra.py" in p for p in problems)
     assert problems[0].startswith(f"{wheel.name}: the sdist builds other contents")
+
+
+def test_a_tag_selects_its_package_files_and_a_wrong_tag_fails(dist: Path, tmp_path: Path) -> None:
+    packages = rc.discover()
+    (langchain,) = [p for p in packages if p.name == "a2a-langchain"]
+    out = tmp_path / "publish"
+    assert rc.select_tagged(packages, f"a2a-langchain-v{langchain.version}", dist, out) == []
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        p.name for p in rc.built_files(langchain, dist)
+    )
+    (problem,) = rc.select_tagged(packages, "a2a-langchain-v9.9.9", dist, tmp_path / "x")
+    assert problem.startswith("tag 'a2a-langchain-v9.9.9' names no package at its current version")
+    assert not (tmp_path / "x").exists()

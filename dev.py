@@ -270,8 +270,10 @@ def cmd_test(args: Sequence[str]) -> int:
     return 0
 
 
-PYTHON_SUITE = ("packages", "tests/packaging")
-"""What ``test-python`` runs on the other Pythons: every package's tests and the packaging."""
+PYTHON_SUITE = ("packages", "tests/packaging", "--ignore=tests/packaging/test_crewai_versions.py")
+"""What ``test-python`` runs on the other Pythons: every package's tests and the packaging
+tests. Left out: the CrewAI adapter's suite on the lowest and newest crewai, a question of
+crewai versions that the whole suite answers on 3.11 (the adapter's own tests run here)."""
 
 
 def cmd_test_python(args: Sequence[str]) -> int:

@@ -21,9 +21,9 @@
                              ``--tag NAME-vVERSION`` also copies that package's two files
                              to dist/publish/ (what the publish workflow uploads)
     python3 dev.py test-python 3.12  set up .venv-3.12 with that Python, then pytest over
-                             the packages and the packaging tests (other arguments go
-                             to pytest); ``all-others`` runs every tested Python but
-                             the one of .venv, one after the other
+                             the packages and the packaging tests (options go to pytest;
+                             paths replace that suite); ``all-others`` runs every tested
+                             Python but the one running dev.py, one after the other
     python3 dev.py proto     regenerate the gRPC descriptor module from a2a_core/grpc/a2a.proto
                              (runs protoc from grpcio-tools, fetched by uv for this run only)
 
@@ -289,7 +289,9 @@ def cmd_test_python(args: Sequence[str]) -> int:
         return 1 if failed else 0
     run, env = setup_python(version)
     say(f"pytest on Python {version}")
-    cmd = [*run, "pytest", *(rest or PYTHON_SUITE)]
+    # Options alone (-x, -k ...) apply to the usual suite; a path replaces it.
+    paths = [a for a in rest if not a.startswith("-") and (ROOT / a.split("::")[0]).exists()]
+    cmd = [*run, "pytest", *(rest if paths else [*PYTHON_SUITE, *rest])]
     code = subprocess.run(cmd, cwd=ROOT, env=env, check=False).returncode
     if code == 5:
         print(f"dev.py: no tests were collected on Python {version}", file=sys.stderr)

@@ -13,8 +13,18 @@
                              next free port when 8000 is taken (live reload; arguments
                              go to ``mkdocs serve``)
     python3 dev.py setup     set up only
-    python3 dev.py build     wheels and sdists of the four packages into dist/
-                             (``-o DIR`` for another folder)
+    python3 dev.py build     wheels and sdists of every package under packages/ into
+                             dist/ (``-o DIR`` for another folder)
+    python3 dev.py release-check  build into dist/, then check what would be published:
+                             one version source each, the core ranges, changelogs,
+                             classifiers, twine check, wheel contents, readme links,
+                             sdists that rebuild to the same wheels (tools/release_check.py);
+                             ``--tag NAME-vVERSION`` also copies that package's two files
+                             to dist/publish/ (what the publish workflow uploads)
+    python3 dev.py test-python 3.12  set up .venv-3.12 with that Python, then pytest over
+                             the packages and the packaging tests (options go to pytest;
+                             paths replace that suite); ``all-others`` runs every tested
+                             Python but the one running dev.py, one after the other
     python3 dev.py proto     regenerate the gRPC descriptor module from a2a_core/grpc/a2a.proto
                              (runs protoc from grpcio-tools, fetched by uv for this run only)
 
@@ -29,14 +39,17 @@ Arguments after ``test`` go to pytest
 demo (``python3 dev.py demo Porto``). ``build`` needs only uv, not the
 set-up ``.venv``: it runs ``uv build --all-packages --no-sources``, which
 builds each package's sdist and then its wheel from that sdist, as an index
-would receive them. Standard library only.
+would receive them. ``test-python`` finds the interpreter on PATH
+(``python3.12``), under pyenv, or lets uv find one. Standard library only.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -136,6 +149,39 @@ def setup(packages: Sequence[str] = ()) -> list[str]:
     if subprocess.run(sync, cwd=ROOT, env=_env(), check=False).returncode != 0:
         fail("uv sync failed")
     return [*uv, "run", "--no-sync"]
+
+
+TESTED_PYTHONS = ("3.11", "3.12", "3.13")
+"""The Python versions CI tests, and so the ones the packages' classifiers list."""
+
+
+def find_python(version: str) -> str:
+    """An interpreter of ``version``: on PATH, under pyenv, or uv's own finding."""
+    named = shutil.which(f"python{version}")
+    if named and _runs([named, "-c", "pass"]):  # a pyenv shim may name a version not enabled
+        return named
+    pyenv = os.environ.get("PYENV_ROOT") or str(Path.home() / ".pyenv")
+    pattern = os.path.join(pyenv, "versions", f"{version}.*", BIN, f"python{version}{EXE}")
+    found = sorted(glob.glob(pattern), key=lambda p: [int(x) for x in _patch_of(p)])
+    if found and _runs([found[-1], "-c", "pass"]):
+        return found[-1]
+    return version  # uv searches its own places (and may download a build)
+
+
+def _patch_of(path: str) -> list[str]:
+    name = Path(path).parents[1].name  # .../versions/3.12.1/bin/python3.12
+    return [x for x in name.split(".") if x.isdigit()]
+
+
+def setup_python(version: str) -> tuple[list[str], dict[str, str]]:
+    """Sync .venv-X.Y with uv.lock on Python X.Y; the command prefix and environment for it."""
+    uv = find_uv()
+    env = {**_env(), "UV_PROJECT_ENVIRONMENT": str(ROOT / f".venv-{version}")}
+    sync = [*uv, "sync", "--all-packages", "--locked", "--python", find_python(version)]
+    say(f"UV_PROJECT_ENVIRONMENT=.venv-{version} " + " ".join(["uv", *sync[len(uv) :]]))
+    if subprocess.run(sync, cwd=ROOT, env=env, check=False).returncode != 0:
+        fail(f"uv sync for Python {version} failed")
+    return [*uv, "run", "--no-sync"], env
 
 
 def step(run: list[str], title: str, args: Sequence[str]) -> int:
@@ -292,8 +338,44 @@ def cmd_test(args: Sequence[str]) -> int:
     return 0
 
 
-DISTRIBUTIONS = ("a2a_adapters_core", "a2a_langchain", "a2a_crewai", "a2a_adapters_mcp")
-"""The file-name prefixes of the packages' wheels and sdists."""
+PYTHON_SUITE = ("packages", "tests/packaging", "--ignore=tests/packaging/test_crewai_versions.py")
+"""What ``test-python`` runs on the other Pythons: every package's tests and the packaging
+tests. Left out: the CrewAI adapter's suite on the lowest and newest crewai, a question of
+crewai versions that the whole suite answers on 3.11 (the adapter's own tests run here)."""
+
+
+def cmd_test_python(args: Sequence[str]) -> int:
+    if not args:
+        fail("usage: python3 dev.py test-python X.Y|all-others [pytest arguments]")
+    version, rest = args[0], list(args[1:])
+    if version == "all-others":
+        current = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        others = [v for v in TESTED_PYTHONS if v != current]
+        failed = [v for v in others if cmd_test_python([v, *rest]) != 0]
+        if failed:
+            print(f"dev.py: failed on Python {', '.join(failed)}", file=sys.stderr)
+        return 1 if failed else 0
+    run, env = setup_python(version)
+    say(f"pytest on Python {version}")
+    # Options alone (-x, -k ...) apply to the usual suite; a path replaces it.
+    paths = [a for a in rest if not a.startswith("-") and (ROOT / a.split("::")[0]).exists()]
+    cmd = [*run, "pytest", *(rest if paths else [*PYTHON_SUITE, *rest])]
+    code = subprocess.run(cmd, cwd=ROOT, env=env, check=False).returncode
+    if code == 5:
+        print(f"dev.py: no tests were collected on Python {version}", file=sys.stderr)
+    return 0 if code == 0 else 1
+
+
+def distributions() -> tuple[str, ...]:
+    """The file-name prefixes of the wheels and sdists of every package under packages/."""
+    import tomllib
+
+    prefixes = []
+    for pyproject in sorted((ROOT / "packages").glob("*/pyproject.toml")):
+        name = tomllib.loads(pyproject.read_text()).get("project", {}).get("name")
+        if name:
+            prefixes.append(re.sub(r"[-_.]+", "_", name).lower() + "-")
+    return tuple(prefixes)
 
 
 def cmd_build(args: Sequence[str]) -> int:
@@ -302,9 +384,16 @@ def cmd_build(args: Sequence[str]) -> int:
         out = Path(args[1]).resolve()
     elif args:
         fail("usage: python3 dev.py build [-o DIR]")
+    build_into(out)
+    return 0
+
+
+def build_into(out: Path) -> None:
+    """Every package's sdist, and its wheel built from that sdist, into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
+    prefixes = distributions()
     for old in out.iterdir():  # an older version's files would be installed by mistake
-        if old.name.startswith(DISTRIBUTIONS) and old.name.endswith((".whl", ".tar.gz")):
+        if old.name.startswith(prefixes) and old.name.endswith((".whl", ".tar.gz")):
             old.unlink()
     uv = find_uv()
     build = ["build", "--all-packages", "--no-sources", "--out-dir", str(out)]
@@ -312,9 +401,28 @@ def cmd_build(args: Sequence[str]) -> int:
     if code != 0:
         fail("uv build failed")
     for built in sorted(out.iterdir()):
-        if built.name.startswith(DISTRIBUTIONS):
+        if built.name.startswith(prefixes):
             print(f"    {built}")
-    return 0
+
+
+def cmd_release_check(args: Sequence[str]) -> int:
+    out, tag, rest = ROOT / "dist", [], list(args)
+    while rest:
+        flag, value = rest[0], rest[1] if len(rest) > 1 else None
+        if flag in ("-o", "--out-dir") and value:
+            out = Path(value).resolve()
+        elif flag == "--tag" and value:
+            tag = ["--tag", value]
+        else:
+            fail("usage: python3 dev.py release-check [-o DIR] [--tag NAME-vVERSION]")
+        rest = rest[2:]
+    run = setup()
+    build_into(out)
+    check = ["python", "tools/release_check.py", "--dist", str(out), *tag]
+    code = step(run, "release checks", check)
+    if code != 0:
+        print("dev.py: release-check failed", file=sys.stderr)
+    return 0 if code == 0 else 1
 
 
 PROTO_DIR = ROOT / "packages" / "a2a-core" / "src" / "a2a_core" / "grpc"
@@ -364,6 +472,8 @@ COMMANDS = {
     "lint": cmd_lint,
     "setup": cmd_setup,
     "build": cmd_build,
+    "release-check": cmd_release_check,
+    "test-python": cmd_test_python,
     "proto": cmd_proto,
     "docs": cmd_docs,
     "docs-serve": cmd_docs_serve,

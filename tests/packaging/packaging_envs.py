@@ -30,6 +30,19 @@ def dev_module() -> ModuleType:
     return module
 
 
+def release_check() -> ModuleType:
+    """tools/release_check.py, imported: the checks ``python3 dev.py release-check`` runs."""
+    spec = importlib.util.spec_from_file_location(
+        "_release_check", ROOT / "tools" / "release_check.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
 def locked_version(name: str) -> str:
     """The version of ``name`` that uv.lock pins."""
     lock = tomllib.loads((ROOT / "uv.lock").read_text())
@@ -100,6 +113,22 @@ class Envs:
             timeout=INSTALL_TIMEOUT,
             cwd=self.root,
         )
+        return python
+
+    def create_from_index(self, name: str, index: str, requirements: Sequence[str]) -> Path:
+        """A new venv holding ``requirements`` by name: ``index`` first, PyPI after it.
+
+        uv's default index strategy takes each project from the first index that has
+        it: ours for the packages of this repository, PyPI (the default index) for
+        the rest, as once they are published. No ``--find-links``, no paths.
+        """
+        folder = self.root / name
+        venv = [*self.uv, "venv", "--no-config", "-q", str(folder), "--python", sys.executable]
+        run(venv, timeout=120, cwd=self.root)
+        python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+        install = [*self.uv, "pip", "install", "--no-config", "-q", "--python", str(python)]
+        install += ["--index", index, "--default-index", "https://pypi.org/simple"]
+        run([*install, *requirements], timeout=INSTALL_TIMEOUT, cwd=self.root)
         return python
 
     def create_with_pip(self, name: str, folders: Sequence[str]) -> Path:

@@ -1,15 +1,19 @@
-"""`pip install` one adapter: its wheel alone in a fresh environment serves an agent.
+"""`pip install a2a-langchain` (or a2a-crewai) from an index serves an agent.
+
+The index test: the built ``dist/`` is served as a PEP 503 simple index on
+127.0.0.1 (tests/packaging/simple_index.py), as PyPI will serve it once the
+packages are published. Each adapter is installed by name into a new virtual
+environment, with that index first and PyPI, the default index, after it: the
+adapter and its core come from our index (the core found by its name and the
+adapter's version range, not by a path or ``--find-links``), everything else
+from PyPI (through uv's cache), nothing from this workspace. A script run by
+that environment's Python then serves an agent with the installed adapter (a
+LangChain chain with a fake model, a CrewAI crew with a scripted model) and
+calls it with the installed core's client over 127.0.0.1. Both adapters
+install and run at the same time (two workers: the machine has two cores).
 
 The documented install from a clone (pip given the core's and the adapter's
 folders) is run by pip itself too, for the LangChain adapter.
-
-Each adapter's wheel goes into a new virtual environment with its core from
-the built ``dist/`` folder and every other dependency from PyPI (through
-uv's cache), nothing from this workspace. A script run by that environment's
-Python then serves an agent with the installed adapter (a LangChain chain
-with a fake model, a CrewAI crew with a scripted model) and calls it with
-the installed core's client over 127.0.0.1. Both adapters install and run
-at the same time (two workers: the machine has two cores).
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from packaging_envs import Envs, clean_env, run
+from packaging_envs import Envs, clean_env, release_check, run
+from simple_index import Index, normalize, serve_index
 
 HERE = Path(__file__).resolve().parent
 
@@ -35,9 +40,9 @@ ADAPTERS = {
 }
 
 
-def install_and_serve(envs: Envs, adapter: str) -> dict[str, Any]:
-    """Install the adapter's wheel alone into a new venv; run its smoke script there."""
-    python = envs.create(f"only-{adapter}", [str(envs.wheel(adapter))])
+def install_and_serve(envs: Envs, index: Index, adapter: str) -> dict[str, Any]:
+    """Install the adapter by name from the index into a new venv; run its smoke script there."""
+    python = envs.create_from_index(f"only-{adapter}", index.url, [normalize(adapter)])
     return serve_with(envs, python, adapter)
 
 
@@ -62,20 +67,39 @@ def serve_with(envs: Envs, python: Path, adapter: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def smoke(envs: Envs) -> Iterator[dict[str, Future[dict[str, Any]]]]:
+def index(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
+    """The built files, served as a simple index on 127.0.0.1 while this module runs."""
+    with serve_index(dist, tmp_path_factory.mktemp("index")) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def smoke(envs: Envs, index: Index) -> Iterator[dict[str, Future[dict[str, Any]]]]:
     with ThreadPoolExecutor(max_workers=2) as pool:
-        jobs = {adapter: pool.submit(install_and_serve, envs, adapter) for adapter in ADAPTERS}
+        jobs = {a: pool.submit(install_and_serve, envs, index, a) for a in ADAPTERS}
         # The documented install from a clone, by pip itself (LangChain: the lighter one).
         jobs["pip a2a_langchain"] = pool.submit(pip_from_folders, envs, "a2a_langchain")
         yield jobs
 
 
+def test_the_index_lists_every_package(index: Index) -> None:
+    assert index.projects == sorted(p.name for p in release_check().discover())
+
+
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("adapter", sorted(ADAPTERS))
-def test_one_adapter_wheel_alone_serves_and_answers(
-    smoke: dict[str, Future[dict[str, Any]]], adapter: str
+def test_each_adapter_installs_by_name_from_the_index_and_serves(
+    smoke: dict[str, Future[dict[str, Any]]], index: Index, adapter: str
 ) -> None:
-    check(smoke[adapter].result(timeout=880), adapter)
+    report = smoke[adapter].result(timeout=880)
+    check(report, adapter)
+    # The adapter and its core came from our index, found by name, at the built versions.
+    versions = {p.name: p.version for p in release_check().discover()}
+    for name in (normalize(adapter), "a2a-adapters-core"):
+        assert report["installed"][name] == versions[name]
+        assert f"/simple/{name}/" in index.requested, index.requested
+        file = f"/files/{name.replace('-', '_')}-{versions[name]}-py3-none-any.whl"
+        assert file in index.requested, index.requested
 
 
 @pytest.mark.timeout(900)

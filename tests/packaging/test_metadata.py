@@ -17,7 +17,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 
 import pytest
-from packaging_envs import ROOT
+from packaging_envs import ROOT, dev_module, release_check
 
 PACKAGES = {
     # distribution file prefix: (package folder, documentation page)
@@ -26,7 +26,7 @@ PACKAGES = {
     "a2a_crewai": ("a2a-crewai", "docs/crewai.md"),
     "a2a_adapters_mcp": ("a2a-mcp", "docs/mcp.md"),
 }
-URL_KEYS = {"Homepage", "Documentation", "Repository", "Issues"}
+URL_KEYS = {"Homepage", "Documentation", "Repository", "Issues", "Changelog"}
 MARKDOWN_LINK = re.compile(r"\]\(([^)\s]+)\)")
 HTML_LINK = re.compile(r"""(?:href|src)=["']([^"']+)["']""")
 
@@ -78,12 +78,13 @@ def pyproject(folder: str) -> dict[str, object]:
 def test_wheel_and_sdist_metadata_are_complete(dist: Path, prefix: str) -> None:
     folder, doc = PACKAGES[prefix]
     project = pyproject(folder)
+    (package,) = [p for p in release_check().discover() if p.folder.name == folder]
     readme = (ROOT / "packages" / folder / "README.md").read_text()
     wheel, wheel_files = wheel_metadata(dist, prefix)
     sdist, sdist_files = sdist_metadata(dist, prefix)
     for meta in (wheel, sdist):
         assert meta["Name"] == project["name"]
-        assert meta["Version"] == project["version"]
+        assert meta["Version"] == package.version
         assert meta["Requires-Python"] == ">=3.11"
         assert meta["License-Expression"] == "Apache-2.0"
         assert meta.get_all("License-File") == ["LICENSE"]
@@ -96,18 +97,22 @@ def test_wheel_and_sdist_metadata_are_complete(dist: Path, prefix: str) -> None:
             "Intended Audience :: Developers",
         } <= classifiers
         assert any(c.startswith("Development Status ::") for c in classifiers)
+        pythons = {c for c in classifiers if c.startswith("Programming Language :: Python :: 3.")}
+        tested = {f"Programming Language :: Python :: {v}" for v in dev_module().TESTED_PYTHONS}
+        assert pythons == tested, "the classifiers list exactly the Pythons CI tests"
         urls = project_urls(meta)
         assert set(urls) == URL_KEYS
+        assert urls["Changelog"].endswith(f"/blob/main/packages/{folder}/CHANGELOG.md")
         assert all(u.startswith("https://") for u in urls.values()), urls
         assert urls["Documentation"].endswith("/blob/main/" + doc)
         assert meta["Description-Content-Type"] == "text/markdown"
         assert description(meta).strip() == readme.strip()
     assert "LICENSE" in sdist_files
     assert "README.md" in sdist_files
-    dist_info = f"{prefix}-{project['version']}.dist-info"
+    assert "CHANGELOG.md" in sdist_files
+    dist_info = f"{prefix}-{package.version}.dist-info"
     assert f"{dist_info}/licenses/LICENSE" in wheel_files
-    package = {"a2a_adapters_core": "a2a_core", "a2a_adapters_mcp": "a2a_mcp"}.get(prefix, prefix)
-    assert f"{package}/py.typed" in wheel_files
+    assert f"{package.import_name}/py.typed" in wheel_files
     assert f"{dist_info}/entry_points.txt" in wheel_files
 
 

@@ -9,6 +9,7 @@ its HTTP 413 tells apart when it answers the request itself.)
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -189,6 +190,20 @@ async def test_push_not_supported(servers: dict[str, Any], binding: str, version
     assert caught.value.code == -32003
 
 
+async def slot_freed(service: A2AService) -> None:
+    """Wait until a canceled run has given its slot back.
+
+    The cancel answers once the task is CANCELED; the slot frees when the agent's
+    cleanup has run, a few event-loop turns later (more of them on Python 3.12+),
+    and the next parametrized case must find it free.
+    """
+    for _ in range(500):
+        if service.manager.active_count == 0:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the canceled run still holds its slot after 5 s")
+
+
 @pytest.mark.parametrize(("binding", "version"), TRANSPORTS)
 async def test_server_busy_carries_its_data(
     servers: dict[str, Any], binding: str, version: str
@@ -200,6 +215,7 @@ async def test_server_busy_carries_its_data(
                 await client.send("hello")
         finally:
             await client.cancel(slow)
+            await slot_freed(servers["busy"][0])
     error = caught.value
     assert error.code == -32050
     assert error.retryable

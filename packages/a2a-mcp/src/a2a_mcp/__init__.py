@@ -17,4 +17,7 @@ from .server_agent import MCPServer
 
 __all__ = ["AgentBridge", "AgentTarget", "MCPServer"]
 
+__version__ = "0.1.0"
+"""The installed version of a2a-adapters-mcp."""
+
 _publish(__name__, [AgentBridge, AgentTarget, MCPServer])

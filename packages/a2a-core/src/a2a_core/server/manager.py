@@ -261,6 +261,9 @@ class TaskRun:
         self.done = asyncio.Event()
         """Set when the run has ended."""
         self.handle: asyncio.Task[None] | None = None
+        self.started = False
+        """Whether the run's task has taken its first step (entered ``run``)."""
+        self._interrupt_at_start = False
         self.published = self.version
         """The id of the task's last event this run knows of (what the channel records before
         the run's first event)."""
@@ -723,8 +726,24 @@ class TaskRun:
         """An updater whose events this run applies."""
         return TaskUpdater(self, self.task.id, self.task.context_id)
 
+    def interrupt(self) -> None:
+        """Cancel the run's task; one that has not started yet stops at its first step.
+
+        A task canceled before its first step never runs its code, so its cleanup
+        (which frees the slot) would never run: on Python 3.12+ a cancel that follows
+        a non-blocking send at once got there first and held the slot for good.
+        """
+        handle = self.handle
+        if handle is None or handle.done():
+            return
+        if self.started:
+            handle.cancel()
+        else:
+            self._interrupt_at_start = True
+
     async def run(self, executor: AgentExecutor) -> None:
         """Execute the agent and turn its ending into the task's outcome."""
+        self.started = True
         hooks = _telemetry.active
         if hooks is None:
             await self._execute(executor)
@@ -736,6 +755,8 @@ class TaskRun:
         # finished run is freed at once by reference counting, not by the GC.
         updater = self.new_updater()
         try:
+            if self._interrupt_at_start:
+                raise asyncio.CancelledError
             await executor.execute(self.context, updater)
         except asyncio.CancelledError:
             # Interrupted (cancel, shutdown): a cancel already made the task CANCELED.
@@ -1193,8 +1214,7 @@ class TaskManager:
             return
         run.leased = False
         run.token.cancel()
-        if run.handle is not None and not run.handle.done():
-            run.handle.cancel()
+        run.interrupt()
 
     # -- starting work --------------------------------------------------------
     async def prepare(
@@ -1504,8 +1524,7 @@ class TaskManager:
                 pass
             except Exception:
                 logger.exception("task %s: the agent's cancel raised", run.task_id)
-            if not handle.done():
-                handle.cancel()  # interrupt whatever it awaits; its cleanup still runs
+            run.interrupt()  # whatever it awaits; its cleanup still runs
 
     async def _stop(self, run: TaskRun) -> None:
         try:

@@ -11,7 +11,7 @@ import pytest
 from a2a_core.errors import A2AError, InternalError, ServerBusyError
 from a2a_core.server import A2AService, ManagerConfig, RequestContext, TaskUpdater
 from a2a_core.stores import MemoryTaskStore, StoredTask, TaskQuery
-from a2a_core.types import GetTaskRequest, Task, TaskState
+from a2a_core.types import CancelTaskRequest, GetTaskRequest, Task, TaskState
 from server_core_support import CALL, ServiceFactory, eventually, send
 
 
@@ -54,6 +54,33 @@ async def test_full_capacity_is_a_retryable_structured_error(make_service: Servi
     task = await service.send_message(send(), CALL)
     assert isinstance(task, Task)
     assert task.status.state is TaskState.COMPLETED
+
+
+async def test_a_cancel_right_after_a_non_blocking_send_frees_the_slot(
+    make_service: ServiceFactory,
+) -> None:
+    """The agent's task may not have started when the cancel reaches it (no yield between).
+
+    Python 3.12's ``wait_for`` runs the agent's ``cancel`` without yielding, so the run
+    was canceled before its first step, skipped its cleanup and held its slot for good:
+    every later send was refused as busy.
+    """
+    entered: list[str] = []
+
+    async def agent(context: RequestContext) -> str:
+        entered.append(context.text)
+        await asyncio.sleep(30)
+        return "late"
+
+    service = make_service(agent, config=ManagerConfig(max_background_tasks=1))
+    for _ in range(3):
+        task = await service.send_message(send(immediate=True), CALL)
+        assert isinstance(task, Task)
+        canceled = await service.cancel_task(CancelTaskRequest(id=task.id), CALL)
+        assert canceled.status.state is TaskState.CANCELED
+        await eventually(lambda: service.manager.active_count == 0)
+        stored = await service.get_task(GetTaskRequest(id=task.id), CALL)
+        assert stored.status.state is TaskState.CANCELED
 
 
 class SlowStore(MemoryTaskStore):

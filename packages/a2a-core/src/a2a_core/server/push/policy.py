@@ -136,6 +136,10 @@ def address_class(ip: IPAddress) -> str | None:
                 return kind
         if embedded and form is None:
             return None  # v4-mapped, NAT64, 6to4 of a public address: that address decides
+        if form is not None:
+            # The prefix decides, whatever this Python's tables say of it (3.13 calls the
+            # local-use NAT64 prefix private; 3.11 and 3.12 call it nothing).
+            return form
     if ip.is_multicast or ip == ipaddress.IPv4Address("255.255.255.255"):
         return "multicast"
     if ip.is_link_local:

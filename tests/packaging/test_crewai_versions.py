@@ -25,6 +25,9 @@ import pytest
 from packaging_envs import ROOT, Envs, clean_env, locked_version, run
 
 TEST_TOOLS = ("pytest", "pytest-asyncio", "pytest-timeout", "a2a-sdk")
+# The timed streaming tests follow a crew through a second instance on Redis and PostgreSQL:
+# the core's redis and postgres extras, at their locked versions.
+STORE_CLIENTS = ("redis", "psycopg", "psycopg-binary", "psycopg-pool")
 # Not pinned: the locked FastAPI needs a newer opentelemetry-api than the lowest crewai allows.
 UNPINNED_TOOLS = ("fastapi",)
 SUITE = ROOT / "packages" / "a2a-crewai" / "tests"
@@ -53,6 +56,7 @@ def run_suite(envs: Envs, version: str) -> str:
     """Install a2a-crewai with crewai==version into a new venv; run the adapter's tests there."""
     tools = [f"{name}=={locked_version(name)}" for name in TEST_TOOLS]
     tools[-1] = f"a2a-sdk[http-server]=={locked_version('a2a-sdk')}"
+    tools += [f"{name}=={locked_version(name)}" for name in STORE_CLIENTS]
     python = envs.create(
         f"crewai-{version}",
         [str(envs.wheel("a2a_crewai")), f"crewai=={version}", *tools, *UNPINNED_TOOLS],

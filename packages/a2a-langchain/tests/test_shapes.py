@@ -49,7 +49,11 @@ async def sdk_stream(url: str, text: str) -> tuple[list[str], str, int]:
             count += 1
             kind = response.WhichOneof("payload")
             if kind == "artifact_update":
-                pieces.extend(p.text for p in response.artifact_update.artifact.parts)
+                update = response.artifact_update
+                texts = [p.text for p in update.artifact.parts]
+                if update.last_chunk and not update.append and "".join(texts) == "".join(pieces):
+                    continue  # the closing update repeats the whole artifact (whole answers)
+                pieces.extend(texts)
             elif kind == "status_update":
                 state = response.status_update.status.state
             elif kind == "task":
@@ -64,12 +68,13 @@ async def sdk_stream(url: str, text: str) -> tuple[list[str], str, int]:
 async def stream_chunks(client: A2AClient, text: str) -> tuple[list[str], str, TaskState]:
     async with client.stream(text) as events:
         seen = [e async for e in events]
-    pieces = [
-        p.text or ""
-        for e in seen
-        if isinstance(e, TaskArtifactUpdateEvent)
-        for p in e.artifact.parts
-    ]
+    pieces: list[str] = []
+    for event in seen:
+        if isinstance(event, TaskArtifactUpdateEvent):
+            texts = [p.text or "" for p in event.artifact.parts]
+            if event.last_chunk and not event.append and "".join(texts) == "".join(pieces):
+                continue  # the closing update repeats the whole artifact (whole answers)
+            pieces.extend(texts)
     assert events.task is not None
     return pieces, text_of(events.task), events.task.status.state
 

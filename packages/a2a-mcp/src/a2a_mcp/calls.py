@@ -101,6 +101,8 @@ class ToolCall:
         self.task_id: str | None = None
         self.settled = False
         self._progress = 0
+        self._streamed: set[str] = set()
+        """Artifacts whose chunks were reported (their closing update repeats them whole)."""
         meta = ctx.meta
         self._token = meta.progressToken if meta is not None else None
 
@@ -226,6 +228,10 @@ class ToolCall:
             line = f"{state}: {text}" if text else state
         elif isinstance(event, TaskArtifactUpdateEvent):
             self.task_id = event.task_id
+            artifact_id = event.artifact.artifact_id
+            if event.last_chunk and not event.append and artifact_id in self._streamed:
+                return  # the whole artifact again, as it ends: the result carries it
+            self._streamed.add(artifact_id)
             line = text_of(event)
             if not line:
                 line = f"artifact {event.artifact.name or event.artifact.artifact_id}"

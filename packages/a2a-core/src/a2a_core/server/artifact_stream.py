@@ -35,6 +35,7 @@ class ArtifactStream:
         "_text",
         "_text_only",
         "_updater",
+        "_written",
         "artifact_id",
         "description",
         "metadata",
@@ -56,6 +57,7 @@ class ArtifactStream:
         self.description = description
         self.metadata = metadata
         self._sent = False
+        self._written = False
         self._text: list[str] = []
         self._chunks: list[list[Part]] = []
         """Every chunk written (the whole artifact to close with)."""
@@ -70,8 +72,9 @@ class ArtifactStream:
 
     @property
     def written(self) -> bool:
-        """Whether anything was written."""
-        return self._sent
+        """Whether anything was sent, before or at a ``close`` (which ends the artifact but
+        not this answer)."""
+        return self._written
 
     async def write(self, content: Any) -> None:
         """Send a chunk (text, Part(s) or JSON data) now; empty content is skipped."""
@@ -143,4 +146,4 @@ class ArtifactStream:
             append=append,
             last_chunk=last,
         )
-        self._sent = True
+        self._sent = self._written = True

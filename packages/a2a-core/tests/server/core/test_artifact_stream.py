@@ -201,3 +201,17 @@ async def test_data_chunks_close_with_every_part(make_service: ServiceFactory) -
     seen, stored = await run(make_service, script)
     assert seen[-1] == ("total: 3", False, True)
     assert stored == [Part(text="total: 3"), Part(data={"n": 3})]
+
+
+async def test_a_closed_stream_still_says_it_was_written(make_service: ServiceFactory) -> None:
+    # Adapters ask ``written`` after ``close`` to tell an answer from no answer at all.
+    said: list[bool] = []
+
+    async def script(stream: ArtifactStream) -> None:
+        said.append(stream.written)
+        await stream.write("hello")
+        await stream.close()
+        said.append(stream.written)
+
+    await run(make_service, script)
+    assert said == [False, True]

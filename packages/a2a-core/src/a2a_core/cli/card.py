@@ -16,6 +16,8 @@ from .cardtrust import card_verifier
 from .common import ExitCode, connection_parser, fetch_card, fetch_catalog
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
     from ..client.catalog import AgentCatalog
     from ..signing import CardVerifier
     from .render import Console
@@ -63,7 +65,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 async def run(args: argparse.Namespace) -> int:
     from ..client.discovery import CardNotFoundError
     from ..wire import V10Codec
-    from .render import Console, Renderer, json_line, safe_text
+    from .render import Console, Renderer, json_line
 
     wanted = args.verify or args.trusted_key or args.jwks  # trusted keys imply --verify
     verifier = card_verifier(args) if wanted else None
@@ -84,19 +86,7 @@ async def run(args: argparse.Namespace) -> int:
         Renderer(console, args.url).card(card)
     if verifier is None:
         return ExitCode.OK
-    from ..signing import CardSignatureError
-
-    try:
-        kid = await verifier.averify(card)
-    except CardSignatureError as exc:
-        print(
-            f"a2a: error: signature NOT valid: {safe_text(str(exc), single_line=True)}",
-            file=sys.stderr,
-        )
-        return ExitCode.UNTRUSTED
-    line = f"Signature: valid (key {safe_text(kid, single_line=True)})"
-    print(line, file=sys.stderr if args.json else sys.stdout)
-    return ExitCode.OK
+    return await _verdict(verifier.averify(card), args, "key")
 
 
 async def _catalog(
@@ -105,7 +95,7 @@ async def _catalog(
     """List the agents of the catalog at (or of) ``args.url``; None when ``quiet`` and
     there is none."""
     from ..client.catalog import CatalogNotFoundError
-    from .render import Console, json_line, safe_text
+    from .render import Console, json_line
 
     try:
         catalog = await fetch_catalog(args)
@@ -120,17 +110,23 @@ async def _catalog(
         _render_catalog(console, catalog)
     if verifier is None:
         return ExitCode.OK
+    return await _verdict(catalog.averify(verifier), args, "catalog, key")
+
+
+async def _verdict(verify: Awaitable[str], args: argparse.Namespace, signed: str) -> int:
+    """Await a signature check and say its verdict in one line; the exit status."""
     from ..signing import CardSignatureError
+    from .render import safe_text
 
     try:
-        kid = await catalog.averify(verifier)
+        kid = await verify
     except CardSignatureError as exc:
         print(
             f"a2a: error: signature NOT valid: {safe_text(str(exc), single_line=True)}",
             file=sys.stderr,
         )
         return ExitCode.UNTRUSTED
-    line = f"Signature: valid (catalog, key {safe_text(kid, single_line=True)})"
+    line = f"Signature: valid ({signed} {safe_text(kid, single_line=True)})"
     print(line, file=sys.stderr if args.json else sys.stdout)
     return ExitCode.OK
 

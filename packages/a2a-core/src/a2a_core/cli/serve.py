@@ -702,6 +702,26 @@ def _agents(args: argparse.Namespace) -> list[AgentSpec]:
     return specs
 
 
+def _enable_telemetry(args: argparse.Namespace) -> None:
+    """``--otel``: turn on tracing, or say in one line why it cannot be."""
+    if args.otel:
+        from .. import telemetry
+
+        try:
+            telemetry.enable()
+        except telemetry.TelemetryUnavailableError as exc:
+            raise UsageError(str(exc)) from None
+
+
+def _stop_signal(stack: AsyncExitStack) -> _StopSignal:
+    """Ctrl-C and SIGTERM stop the server quietly while ``stack`` is open."""
+    stop = _StopSignal()
+    stack.callback(stop.uninstall)
+    stop.install()
+    stack.enter_context(_quiet_cancellations(stop))
+    return stop
+
+
 async def run(args: argparse.Namespace) -> int:
     specs = _agents(args)
     if len(specs) > 1 or specs[0].named:
@@ -731,18 +751,9 @@ async def _run_one(args: argparse.Namespace) -> int:
     scheme = "https" if tls is not None else "http"
     if args.public_url:
         check_url(args.public_url)
-    if args.otel:
-        from .. import telemetry
-
-        try:
-            telemetry.enable()
-        except telemetry.TelemetryUnavailableError as exc:
-            raise UsageError(str(exc)) from None
+    _enable_telemetry(args)
     async with AsyncExitStack() as stack:
-        stop = _StopSignal()
-        stack.callback(stop.uninstall)
-        stop.install()
-        stack.enter_context(_quiet_cancellations(stop))
+        stop = _stop_signal(stack)
         adapter_options: dict[str, Any] = dict(args.option)
         if gateway:
             if adapter_options:
@@ -875,18 +886,9 @@ async def _run_many(args: argparse.Namespace, specs: Sequence[AgentSpec]) -> int
         check_url(args.public_url)
     if not any(is_url(spec.target) for spec in specs):
         _refuse_remote_options(args)
-    if args.otel:
-        from .. import telemetry
-
-        try:
-            telemetry.enable()
-        except telemetry.TelemetryUnavailableError as exc:
-            raise UsageError(str(exc)) from None
+    _enable_telemetry(args)
     async with AsyncExitStack() as stack:
-        stop = _StopSignal()
-        stack.callback(stop.uninstall)
-        stop.install()
-        stack.enter_context(_quiet_cancellations(stop))
+        stop = _stop_signal(stack)
         port: int = args.port or _free_port(args.host)
         base = public_base_url(args.host, port, args.public_url, scheme=scheme)
         agents: dict[str, HostedAgent] = {}

@@ -23,7 +23,7 @@ from ..errors import InvalidAgentResponseError
 from ..wire._json import DecodeLimits
 from ._cardlocation import DEFAULT_CARD_LIMITS, CardLimits
 from .errors import A2AConnectionError, A2ATimeoutError
-from .transports._http import error_from_response, parse_json, read_bounded
+from .transports._http import error_from_response, is_web_page, parse_json, read_bounded
 
 if TYPE_CHECKING:
     from ..signing import CardVerifier
@@ -214,9 +214,8 @@ async def fetch_catalog(
             raise A2AConnectionError(
                 f"Could not fetch the catalog at {url}: {type(exc).__name__}"
             ) from exc
-        kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
-        if response.status_code in (404, 410) or kind == "text/html":
-            await response.aclose()  # a web site answers every path with a page: no catalog
+        if response.status_code in (404, 410) or is_web_page(response):
+            await response.aclose()
             return None
         body = await read_bounded(response, limits.max_bytes)
         if not 200 <= response.status_code < 300:

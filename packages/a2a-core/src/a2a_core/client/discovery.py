@@ -36,7 +36,7 @@ from ._cardlocation import (
     card_urls,
 )
 from .errors import A2AConnectionError, A2ATimeoutError
-from .transports._http import error_from_response, parse_json, read_bounded
+from .transports._http import error_from_response, is_web_page, parse_json, read_bounded
 
 __all__ = [
     "CARD_PATH",
@@ -273,11 +273,10 @@ class CardResolver:
         if not 200 <= status < 300:
             error = error_from_response(status, body, DecodeLimits())
             raise _card_error(error, url, status)
-        kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
-        if kind == "text/html":  # a web site that answers every path with a page
+        if is_web_page(response):
             raise CardNotFoundError(
                 f"No agent card at {url}: HTTP {status} with a web page (text/html)",
-                data={"cardUrls": [url], "httpStatus": status, "contentType": kind},
+                data={"cardUrls": [url], "httpStatus": status, "contentType": "text/html"},
             )
         card = parse_card(body, self.limits)
         may_store, seconds = _freshness(response.headers)

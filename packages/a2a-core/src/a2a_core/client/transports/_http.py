@@ -39,6 +39,7 @@ __all__ = [
     "IDLE_SECONDS",
     "HttpSettings",
     "error_from_response",
+    "is_web_page",
     "new_http_client",
     "parse_json",
     "read_bounded",
@@ -68,6 +69,13 @@ _REPEATABLE = frozenset(
         Operation.GET_EXTENDED_CARD,
     }
 )
+
+
+def is_web_page(response: httpx.Response) -> bool:
+    """Whether ``response`` is an HTML page: a web site that answers every path with one
+    has no agent card or catalog there, whatever its status says."""
+    kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+    return kind == "text/html"
 
 
 def new_http_client(**options: Any) -> httpx.AsyncClient:

@@ -235,7 +235,7 @@ _NEVER_FOR_A2ACLIENT = (
     "a2a_core.client.session",
     "a2a_core.client.remote",
     "a2a_core.client.files",
-    "a2a_core.client.sse",
+    "a2a_core.client.transports._sse",
     "a2a_core.client.transports.rest",
     "a2a_core.client.transports.inprocess",
     "grpc",
@@ -268,11 +268,11 @@ def test_the_footprint_check_sees_a_heavy_module() -> None:
     """The checks above can fail: what a streaming client loads is seen."""
     loaded = _loaded(
         "from a2a_core.client import A2AClient, SyncA2AClient, RestTransport\n"
-        "from a2a_core.client.sse import SSEParser"
+        "from a2a_core.client.transports._sse import SSEParser"
     )
     assert _among(loaded, _NEVER_FOR_A2ACLIENT) == [
-        "a2a_core.client.sse",
         "a2a_core.client.sync",
+        "a2a_core.client.transports._sse",
         "a2a_core.client.transports.rest",
     ]
 

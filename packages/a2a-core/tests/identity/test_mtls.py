@@ -18,7 +18,7 @@ import httpx
 import pytest
 import uvicorn
 from a2a_core.client import A2AClient
-from a2a_core.client.errors import A2AConnectionError
+from a2a_core.client.transports.errors import A2AConnectionError
 from a2a_core.errors import TaskNotFoundError
 from a2a_core.mtls import MutualTLSAuth
 from a2a_core.server.executor import RequestContext

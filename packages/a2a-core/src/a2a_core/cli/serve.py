@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
     from ..adapters import ResolvedAgent
     from ..client import RemoteAgentExecutor
+    from ..compose.serve import RunningServer
     from ..server.manager import ManagerConfig
-    from ..server.serve import RunningServer
     from ..server.tls import ServerTLS
     from ..signing import CardSigner
     from ..types import AgentCard, AgentInterface, AgentSkill
@@ -466,7 +466,7 @@ def _free_port(host: str) -> int:
 def _interfaces(
     base: str, versions: Sequence[str], grpc_address: str | None = None
 ) -> list[AgentInterface]:
-    from ..server.serve import interfaces_for
+    from ..compose.serve import interfaces_for
 
     chosen = [
         i for i in interfaces_for(base, grpc_address=grpc_address) if i.protocol_version in versions
@@ -554,7 +554,7 @@ async def _resolve_local(
     agent: object, args: argparse.Namespace, options: Mapping[str, Any]
 ) -> ResolvedAgent:
     from ..adapters import resolve_agent
-    from ..server.service import ConfigurationError
+    from ..errors import ConfigurationError
 
     try:
         return resolve_agent(agent, options, adapter=args.adapter or None)
@@ -735,13 +735,13 @@ async def _run_one(args: argparse.Namespace) -> int:
     agent = None if gateway else load_target(args.target)  # first: a typo fails fast
 
     from ..bindings import BindingUnavailableError
-    from ..server.serve import (
+    from ..compose.serve import (
         freeze_startup_objects,
         public_base_url,
         public_grpc_address,
         running_server,
     )
-    from ..server.service import ConfigurationError
+    from ..errors import ConfigurationError
     from .render import Console, safe_text
 
     console = Console()
@@ -828,7 +828,7 @@ async def _run_one(args: argparse.Namespace) -> int:
         if grpc_address:
             console.line(f"gRPC: {grpc_address}")
         console.line(f"Health: {server.url}/healthz (live), {server.url}/readyz (ready)")
-        from ..stores.registry import redact_url
+        from ..store_registry import redact_url
 
         store = redact_url(args.store)
         bindings = "JSON-RPC, HTTP+JSON and gRPC" if grpc_address else "JSON-RPC and HTTP+JSON"
@@ -870,9 +870,9 @@ async def _run_many(args: argparse.Namespace, specs: Sequence[AgentSpec]) -> int
         raise UsageError("--grpc-port serves one agent; several agents are served over HTTP")
     loaded = [(spec, None if is_url(spec.target) else load_target(spec.target)) for spec in specs]
 
-    from ..server.builder import HostedAgent
-    from ..server.serve import public_base_url, running_server
-    from ..server.service import ConfigurationError
+    from ..compose.builder import HostedAgent
+    from ..compose.serve import public_base_url, running_server
+    from ..errors import ConfigurationError
     from .render import Console, safe_text
 
     console = Console()
@@ -957,7 +957,7 @@ async def _run_many(args: argparse.Namespace, specs: Sequence[AgentSpec]) -> int
         if not args.no_playground:
             console.line(f"Playground: {server.url}/ (lists the agents)")
         console.line(f"Health: {server.url}/healthz (live), {server.url}/readyz (ready)")
-        from ..stores.registry import redact_url
+        from ..store_registry import redact_url
 
         details = [f"A2A {', '.join(args.versions)}", f"store {redact_url(args.store)} (shared)"]
         if args.push:

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from operator import itemgetter
 from typing import Protocol
 
+from ..contracts.task_store import TaskPage, TaskQuery, decode_cursor, encode_cursor
 from ..types import Task, TaskState
-from .base import TaskPage, TaskQuery, decode_cursor, encode_cursor
 
 __all__ = ["StatusOrder"]
 

@@ -46,12 +46,12 @@ import httpx
 import pytest
 
 from ..client import A2AClient, EventStream
+from ..compose.builder import configure_service
+from ..compose.serve import running_server
 from ..errors import TaskNotCancelableError
-from ..server.builder import configure_service
 from ..server.executor import AgentExecutor, RequestContext
 from ..server.manager import ManagerConfig
 from ..server.push import PushNotificationService
-from ..server.serve import running_server
 from ..server.service import A2AService
 from ..server.updater import TaskUpdater
 from ..stores import TaskStore

@@ -65,9 +65,10 @@ checks them over real servers):
 - ``push_configs()`` returns the store for push configs all instances share,
   or None to keep each notifier's own in-memory store (single instance).
 
-Backends: ``MemoryTaskChannel`` (here); ``redis://`` uses Redis Streams (one
-stream per task: ``XADD`` with approximate ``MAXLEN`` trimming and an expiry
-refreshed on every event, ``XRANGE`` then ``XREAD BLOCK`` to follow) and a
+Backends: ``MemoryTaskChannel`` (``a2a_core.server.memory_channel``); ``redis://``
+uses Redis Streams (one stream per task: ``XADD`` with approximate ``MAXLEN``
+trimming and an expiry refreshed on every event, ``XRANGE`` then ``XREAD BLOCK``
+to follow) and a
 pub/sub channel for cancel requests (``a2a_core.stores.redis_channel``). A
 ``postgresql://`` store uses an event table keyed by (task id, event id) and
 ``LISTEN/NOTIFY`` (one listening connection per instance) for wake-ups and

@@ -36,7 +36,7 @@ class Listed(Protocol):
 
 
 def _key(task_id: str, entry: Listed) -> tuple[float, str]:
-    """``stores.base.sort_key`` from the entry's metadata: newest status first, then id."""
+    """``contracts.task_store.sort_key`` from the entry's metadata: newest status first, then id."""
     return (-(entry.ts or 0.0), task_id)
 
 

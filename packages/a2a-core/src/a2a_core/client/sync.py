@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import AsyncIterator, Iterator, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 from ..types import (
@@ -63,12 +62,7 @@ class SyncEventStream:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def result(self) -> SendResult:
@@ -239,12 +233,7 @@ class SyncA2AClient:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

@@ -13,7 +13,7 @@ synchronously, one event per step.
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from ..types import (
@@ -97,20 +97,18 @@ class SyncA2AClient:
     @classmethod
     def connect(cls, url: str | None = None, **kwargs: Any) -> SyncA2AClient:
         """Like ``A2AClient.connect`` (same keyword arguments)."""
-        runner = BackgroundLoop()
-        try:
-            client = runner.run(A2AClient.connect(url, **kwargs))
-        except BaseException:
-            runner.stop()
-            raise
-        return cls(client, runner)
+        return cls._started(lambda: A2AClient.connect(url, **kwargs))
 
     @classmethod
     def for_endpoint(cls, url: str, **kwargs: Any) -> SyncA2AClient:
         """Like ``A2AClient.for_endpoint``."""
+        return cls._started(lambda: _make_endpoint_client(url, kwargs))
+
+    @classmethod
+    def _started(cls, make: Callable[[], Coroutine[Any, Any, A2AClient]]) -> SyncA2AClient:
         runner = BackgroundLoop()
         try:
-            client = runner.run(_make_endpoint_client(url, kwargs))
+            client = runner.run(make())
         except BaseException:
             runner.stop()
             raise

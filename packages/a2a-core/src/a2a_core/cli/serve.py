@@ -20,7 +20,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, cast
 
 from ..bindings import bindings
-from .common import ExitCode, UsageError, check_url, parse_header
+from .common import ExitCode, UsageError, add_client_options, check_url, parse_header
 from .options import check_adapter_options, parse_option
 from .serveconfig import AgentSpec, agents_from_args, load_settings, track_explicit
 from .target import is_url, load_target
@@ -298,42 +298,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     remote = parser.add_argument_group(
         "gateway: how to call the remote agent (an http(s):// TARGET)"
     )
-    remote.add_argument(
-        "--remote-client-id",
-        metavar="ID",
-        default=os.environ.get(REMOTE_CLIENT_ID_ENV) or None,
-        help=(
-            "call the remote agent with an OAuth 2.0 client-credentials token (token endpoint "
-            f"from its card or --remote-token-url; default: ${REMOTE_CLIENT_ID_ENV})"
-        ),
-    )
-    remote.add_argument(
-        "--remote-client-secret",
-        metavar="SECRET",
-        default=os.environ.get(REMOTE_CLIENT_SECRET_ENV) or None,
-        help=f"with --remote-client-id (default: ${REMOTE_CLIENT_SECRET_ENV}, kept out of ps)",
-    )
-    remote.add_argument(
-        "--remote-token-url", metavar="URL", help="with --remote-client-id: the token endpoint"
-    )
-    remote.add_argument(
-        "--remote-scope",
-        action="append",
-        default=[],
-        metavar="SCOPE",
-        help="with --remote-client-id: a scope to ask for (repeatable)",
-    )
-    remote.add_argument(
-        "--remote-cacert", metavar="FILE", help="trust the remote agent's certificate from this CA"
-    )
-    remote.add_argument(
-        "--remote-cert",
-        metavar="FILE",
-        help="a client certificate (PEM) for a remote agent that requires mutual TLS",
-    )
-    remote.add_argument(
-        "--remote-key", metavar="FILE", help="with --remote-cert: its key (default: in the cert)"
-    )
+    add_client_options(remote, "remote-", REMOTE_CLIENT_ID_ENV, REMOTE_CLIENT_SECRET_ENV)
     behaviour.add_argument(
         "--passthrough",
         action="store_true",

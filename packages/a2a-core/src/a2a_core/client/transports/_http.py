@@ -153,11 +153,6 @@ def request_extensions(
     return extensions
 
 
-def timeout_for(settings: HttpSettings, options: CallOptions | None, stream: bool) -> httpx.Timeout:
-    """The httpx timeout of one call: the call's own, else the transport's."""
-    return _timeout(_seconds(settings, options, stream), settings.connect_timeout)
-
-
 def _seconds(settings: HttpSettings, options: CallOptions | None, stream: bool) -> float | None:
     seconds = options.timeout if options is not None and options.timeout is not None else None
     if seconds is None:

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
     from ..adapters import ResolvedAgent
     from ..client import RemoteAgentExecutor
-    from ..server.manager import ManagerConfig
     from ..compose.serve import RunningServer
+    from ..server.manager import ManagerConfig
     from ..server.tls import ServerTLS
     from ..signing import CardSigner
     from ..types import AgentCard, AgentInterface, AgentSkill

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
     from ..adapters import ResolvedAgent
     from ..client import RemoteAgentExecutor
+    from ..compose.serve import RunningServer
     from ..server.manager import ManagerConfig
-    from ..server.serve import RunningServer
     from ..server.tls import ServerTLS
     from ..signing import CardSigner
     from ..types import AgentCard, AgentInterface, AgentSkill
@@ -431,7 +431,7 @@ def _free_port(host: str) -> int:
 def _interfaces(
     base: str, versions: Sequence[str], grpc_address: str | None = None
 ) -> list[AgentInterface]:
-    from ..server.serve import interfaces_for
+    from ..compose.serve import interfaces_for
 
     chosen = [
         i for i in interfaces_for(base, grpc_address=grpc_address) if i.protocol_version in versions
@@ -519,7 +519,7 @@ async def _resolve_local(
     agent: object, args: argparse.Namespace, options: Mapping[str, Any]
 ) -> ResolvedAgent:
     from ..adapters import resolve_agent
-    from ..server.service import ConfigurationError
+    from ..errors import ConfigurationError
 
     try:
         return resolve_agent(agent, options, adapter=args.adapter or None)
@@ -696,15 +696,15 @@ async def run(args: argparse.Namespace) -> int:
     loaded = [(spec, None if is_url(spec.target) else load_target(spec.target)) for spec in specs]
 
     from ..bindings import BindingUnavailableError
-    from ..server.builder import HostedAgent
-    from ..server.serve import (
+    from ..compose.builder import HostedAgent
+    from ..compose.serve import (
         freeze_startup_objects,
         public_base_url,
         public_grpc_address,
         running_server,
     )
-    from ..server.service import ConfigurationError
-    from ..stores.registry import redact_url
+    from ..errors import ConfigurationError
+    from ..store_registry import redact_url
     from .render import Console, safe_text
 
     console = Console()

@@ -24,7 +24,7 @@ import httpx
 from pydantic import BaseModel
 
 from .. import telemetry as _telemetry
-from ..bindings import TransportConfig, binding
+from ..bindings import binding
 from ..errors import InvalidAgentResponseError
 from ..types import (
     AgentCard,
@@ -60,7 +60,14 @@ from .oauth import ClientCredentials
 from .results import SendResult, TaskTracker, settles
 from .tls import ClientCert, TLSFiles, VerifySetting, client_ssl_context, tls_files
 from .transports._http import HttpSettings, new_http_client
-from .transports.base import CallOptions, ClientTransport, EventIterator, StreamPosition
+from .transports.base import (
+    CallOptions,
+    ClientTransport,
+    EventIterator,
+    StreamPosition,
+    TransportConfig,
+    TransportFactory,
+)
 
 if TYPE_CHECKING:
     from ..identity import Credential, Principal
@@ -482,7 +489,9 @@ class A2AClient:
         hooks = _telemetry.active
         if hooks is None:
             return await self.transport.call(op, request, options)
-        return await hooks.client_call(self.transport, op, request, options, self.transport.call)
+        return await hooks.client_call(
+            self.transport, op, request, options or CallOptions(), self.transport.call
+        )
 
     async def _open_stream(
         self, op: Operation, request: BaseModel, options: CallOptions | None
@@ -491,7 +500,7 @@ class A2AClient:
         if hooks is None:
             return await self.transport.open_stream(op, request, options)
         return await hooks.client_stream(
-            self.transport, op, request, options, self.transport.open_stream
+            self.transport, op, request, options or CallOptions(), self.transport.open_stream
         )
 
     # -- sending --------------------------------------------------------------------
@@ -879,5 +888,5 @@ def _transport(
         raise NoCompatibleInterfaceError(
             f"No binding {interface.protocol_binding[:40]!r} is registered in a2a_core.bindings"
         )
-    factory = entry.transport_factory()
+    factory = cast(TransportFactory, entry.transport_factory())
     return factory(interface, TransportConfig(http, settings, dict(headers or {}), tls))

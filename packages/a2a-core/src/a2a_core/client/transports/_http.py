@@ -31,9 +31,9 @@ from ...errors import (
 from ...wire._json import DEFAULT_LIMITS, DecodeLimits, loads, may_overflow
 from ...wire.errors_wire import decode_rest_error
 from ...wire.operations import Operation
-from ..errors import A2AConnectionError, A2ATimeoutError
 from ._early import answer_early, drop_idle
 from .base import CallOptions, StreamPosition
+from .errors import A2AConnectionError, A2ATimeoutError
 
 __all__ = [
     "IDLE_SECONDS",
@@ -333,7 +333,7 @@ async def sse_values(
 
     ``position`` gets each event's ``id`` as the event is handed on.
     """
-    from ..sse import SSEParser  # here: a client that never streams never loads it
+    from ._sse import SSEParser  # here: a client that never streams never loads it
 
     parser = SSEParser(limits.max_bytes)
     try:

@@ -28,7 +28,7 @@ from ..errors import (
     UnsupportedOperationError,
 )
 from ..identity import Authenticator, Principal
-from ..stores import MemoryTaskStore, StoredTask, TaskQuery, TaskStore
+from ..stores import CompactMemoryTaskStore, StoredTask, TaskQuery, TaskStore
 from ..types import (
     AgentCard,
     CancelTaskRequest,
@@ -125,7 +125,7 @@ class A2AService:
             all_observers.append(push.on_event)
         self.manager = TaskManager(
             as_executor(agent),
-            store if store is not None else MemoryTaskStore(),
+            store if store is not None else CompactMemoryTaskStore(),
             bus,
             config,
             all_observers,

@@ -2,9 +2,11 @@
 
 from ..exports import publish as _publish
 from .base import ConcurrentUpdateError, StoredTask, TaskPage, TaskQuery, TaskStore
+from .compact import CompactMemoryTaskStore
 from .memory import MemoryTaskStore
 
 __all__ = [
+    "CompactMemoryTaskStore",
     "ConcurrentUpdateError",
     "MemoryTaskStore",
     "StoredTask",

@@ -17,6 +17,9 @@ from ..exports import lazy_exports as _lazy_exports
 
 # The export table: each module (relative to this package) and the public names it gives.
 # Edit it, then run `python3 tools/gen_exports.py` (CONTRIBUTING.md, "Public names").
+# Every name loads on first use: ``from a2a_core.client import A2AClient`` imports only
+# what the client needs (``a2a send`` starts sooner), and the remote executor would even
+# pull in the server package.
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "..identity": ("Credential", "MissingCredentialError"),
     ".bounded": ("BoundedMap",),

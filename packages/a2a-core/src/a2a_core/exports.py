@@ -110,17 +110,21 @@ def publish(package: str, values: Iterable[object]) -> None:
 
 
 def lazy_exports(
-    package: str, origin: Mapping[str, str], public: Iterable[str]
+    package: str,
+    table: Mapping[str, Iterable[str]],
+    prepare: Callable[[str], object] | None = None,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """A package's module ``__getattr__`` and ``__dir__`` that load each name on first use.
 
-    ``origin`` maps a public name to the module defining it, relative to ``package``.
-    The first access imports that module, publishes the value under ``package`` and
-    caches it in the package's namespace, so later lookups never come back here. A
-    package pays for its heavy modules (httpx, the pydantic models) only when a name
-    that needs them is asked for.
+    ``table`` is the package's export table: each module defining public names (relative
+    to ``package``; ``"."`` for names the package defines itself) and those names.
+    The first access imports the name's module (after ``prepare(module)``, when given),
+    publishes the value under ``package`` and caches it in the package's namespace, so
+    later lookups never come back here. A package pays for its heavy modules (httpx,
+    the pydantic models) only when a name that needs them is asked for.
     """
-    names = frozenset(public)
+    origin = {name: module for module, names in table.items() if module != "." for name in names}
+    names = frozenset(name for group in table.values() for name in group)
 
     def __getattr__(name: str) -> Any:
         module = origin.get(name)
@@ -129,6 +133,8 @@ def lazy_exports(
         import importlib
         import sys
 
+        if prepare is not None:
+            prepare(module)
         value = getattr(importlib.import_module(module, package), name)
         publish(package, [value])
         vars(sys.modules[package])[name] = value

@@ -30,7 +30,8 @@ from a2a_core.server import (
     RequestContext,
     TaskUpdater,
 )
-from a2a_core.stores import MemoryTaskStore, StoredTask, TaskStore
+from a2a_core.stores import CompactMemoryTaskStore as MemoryTaskStore  # what memory:// opens
+from a2a_core.stores import StoredTask, TaskStore
 from a2a_core.types import Task, TaskArtifactUpdateEvent, TaskState
 from store_support import POSTGRES_URL, REDIS_URL
 

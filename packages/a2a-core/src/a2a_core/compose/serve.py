@@ -151,7 +151,7 @@ def _grpc_side(
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto must say TCP: asyncio only sets TCP_NODELAY on connections whose socket
-    # says so, and without it small responses wait for delayed ACKs (~40 ms each).
+    # says so, and without it small responses wait for the peer's delayed ACKs.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -15,16 +15,14 @@ again from a snapshot). Tasks nobody ever streamed cost nothing here.
 When a task's streams end (it is final or paused) its buffer is kept as its
 events' JSON bytes, packed into one ``bytearray`` and two arrays, instead of the
 event objects, decoded again only for a replay: a long-running server keeps up
-to ``replay_tasks`` buffers, and as objects they were hundreds of thousands that
-the garbage collector walked on every full collection (and that made full
-collections happen more often), which cost more than a third of a streamed
-event's CPU; as one ``(id, bytes)`` tuple per event, still one object per event
-for every full collection to touch (21.8 ms per collection at the default bounds
-with 1,000-event streams, 0.7 ms packed: ``benchmarks/replay_gc_bench.py``). The
+to ``replay_tasks`` buffers, and as objects (or as one ``(id, bytes)`` tuple per
+event) they would be hundreds of thousands of objects for the garbage collector to
+walk on every full collection, and would make full collections happen more often
+(``benchmarks/replay_gc_bench.py``). The
 bytes are those a 1.0 stream sent (``Codec.encode_event_frame``, handed over by
 ``Subscription.sent`` after each write, so a long stream's buffer is packed as it
-goes), else encoded when the task's streams have let go of the buffer (about 2 µs
-per event, once; ``pack`` waits for subscriptions still reading, so the events
+goes), else encoded when the task's streams have let go of the buffer (once per
+event; ``pack`` waits for subscriptions still reading, so the events
 they have yet to send are not encoded twice).
 """
 

@@ -30,7 +30,7 @@ from ..errors import (
     UnsupportedOperationError,
 )
 from ..identity import Authenticator, Principal
-from ..stores.memory import MemoryTaskStore
+from ..stores.compact import CompactMemoryTaskStore
 from ..types import (
     AgentCard,
     CancelTaskRequest,
@@ -123,7 +123,7 @@ class A2AService:
             all_observers.append(push.on_event)
         self.manager = TaskManager(
             as_executor(agent),
-            store if store is not None else MemoryTaskStore(),
+            store if store is not None else CompactMemoryTaskStore(),
             bus,
             config,
             all_observers,

@@ -1,9 +1,10 @@
-"""ListTasks' order for the memory store, kept between listings instead of sorted per call.
+"""ListTasks' order for the compact memory store, kept between listings instead of sorted per call.
 
-Sorting every stored task on every ListTasks call cost 12-19 ms at 10,000 tasks, with
-the event loop (every stream of the server) stopped meanwhile. The order is built by the
-first listing and kept from then on: a save that changes a task's status time appends
-the task's new place, so a page reads only its own tasks (and the places left stale).
+Sorting every stored task on every ListTasks call stops the event loop (every stream
+of the server) for as long as the sort takes, which grows with the store. The order is
+built by the first listing and kept from then on: a save that changes a task's status
+time appends the task's new place, so a page reads only its own tasks (and the places
+left stale).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ _SLACK = 256
 
 
 class Listed(Protocol):
-    """What the order reads of a stored task (the memory store's entry)."""
+    """What the order reads of a stored task (the compact store's entry)."""
 
     owner: str | None
     state: TaskState

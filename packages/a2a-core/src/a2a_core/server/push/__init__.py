@@ -1,10 +1,13 @@
-"""Push notifications: webhook configs per task and their delivery (see ``notifier``)."""
+"""Push notifications: webhook configs per task and their delivery (see ``notifier``).
+
+The URL policy and the vetted transport live in ``a2a_core.net`` (client file
+downloads use them too); they are exported here as well.
+"""
 
 from ...exports import publish as _publish
+from ...net import ResolutionError, TargetRefusedError, UrlPolicy, VettedTransport, address_class
 from .notifier import REDACTED, PushNotificationService, PushStats, RetryPolicy, redact
-from .policy import ResolutionError, TargetRefusedError, UrlPolicy, address_class
 from .store import MemoryPushConfigStore, PushConfigEntry, PushConfigStore
-from .transport import VettedTransport
 
 __all__ = [
     "REDACTED",

@@ -63,6 +63,8 @@ import httpx
 
 from ... import telemetry as _telemetry
 from ...errors import InvalidParamsError
+from ...net.url_policy import ResolutionError, TargetRefusedError, UrlPolicy
+from ...net.vetted_transport import VettedTransport
 from ...types import (
     StreamEvent,
     Task,
@@ -73,9 +75,7 @@ from ...types import (
 )
 from ...webhooks import WebhookSigner
 from .payload import check_secrets, render
-from .policy import ResolutionError, TargetRefusedError, UrlPolicy
 from .store import MemoryPushConfigStore, PushConfigEntry, PushConfigStore
-from .transport import VettedTransport
 
 if TYPE_CHECKING:
     from ...stores import StoredTask

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pluggy
 
 if TYPE_CHECKING:
-    from argparse import ArgumentParser, _SubParsersAction  # pyright: ignore[reportPrivateUsage]
+    from argparse import ArgumentParser
 
     from .adapters import AdapterRegistrar, ResolvedAgent
     from .auth import AuthBackendRegistrar
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 # The hook specifications are listed too: they are the reference of what a plugin implements.
 __all__ = [
     "PROJECT",
+    "CommandParsers",
     "a2a_adapt_agent",
     "a2a_agent_card",
     "a2a_cli_commands",
@@ -52,6 +53,15 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 """Marks the hook specifications below (for plugin authors: use ``hookimpl``)."""
 hookimpl = pluggy.HookimplMarker(PROJECT)
 """Decorate a plugin's hook functions with this (``@hookimpl``, ``@hookimpl(tryfirst=True)``)."""
+
+
+class CommandParsers(Protocol):
+    """The ``a2a`` sub-commands table ``a2a_cli_commands`` adds to (what
+    ``ArgumentParser.add_subparsers()`` returns)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> ArgumentParser:
+        """A new sub-command ``name`` (``help``, ``description``... as for its parser)."""
+        ...
 
 
 @hookspec
@@ -137,7 +147,7 @@ def a2a_task_transition(task: Task, old: TaskState | None, new: TaskState) -> No
 
 
 @hookspec
-def a2a_cli_commands(commands: _SubParsersAction[ArgumentParser]) -> None:
+def a2a_cli_commands(commands: CommandParsers) -> None:
     """Add sub-commands to the ``a2a`` command line: ``commands.add_parser("mcp", ...)``.
 
     Called when ``a2a`` runs a command that is not built in (or prints its

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..client import A2AClient
     from ..client.catalog import AgentCatalog
     from ..types import AgentCard, Message, Task
+    from .parsing import ArgumentAdder
 
 __all__ = [
     "BEARER_ENV",
@@ -221,7 +222,7 @@ def connection_parser(*, choose_interface: bool = True) -> argparse.ArgumentPars
     return parser
 
 
-def _interface_options(group: argparse._ArgumentGroup) -> None:  # pyright: ignore[reportPrivateUsage]
+def _interface_options(group: ArgumentAdder) -> None:
     group.add_argument(
         "--binding",
         type=str.lower,

@@ -19,9 +19,13 @@ if TYPE_CHECKING:
     from ._builtins.echo import EchoAgent
     from .card import AgentCardBuilder, CardValidationError
     from .client import A2AClient, RemoteAgentExecutor, SendResult, SyncA2AClient
+    from .compose.builder import configure_service
+    from .compose.mount import mount
+    from .compose.serve import running_server, serve, serve_async
     from .errors import (
         A2AError,
         AuthenticationRequiredError,
+        ConfigurationError,
         ContentTypeNotSupportedError,
         ExtendedAgentCardNotConfiguredError,
         ExtensionSupportRequiredError,
@@ -57,10 +61,7 @@ if TYPE_CHECKING:
         TaskUpdater,
     )
     from .server.asgi import create_app
-    from .server.builder import configure_service
-    from .server.mount import mount
     from .server.push import PushNotificationService
-    from .server.serve import running_server, serve, serve_async
     from .stores import MemoryTaskStore, TaskStore
     from .types import (
         INTERRUPTED_STATES,
@@ -126,6 +127,7 @@ _CARD = ("AgentCardBuilder", "CardValidationError")
 _ERRORS = (
     "A2AError",
     "AuthenticationRequiredError",
+    "ConfigurationError",
     "ContentTypeNotSupportedError",
     "ExtendedAgentCardNotConfiguredError",
     "ExtensionSupportRequiredError",
@@ -224,13 +226,13 @@ _SERVE = ("running_server", "serve", "serve_async")
 _ORIGIN: dict[str, str] = {
     **dict.fromkeys(_SERVER, ".server"),
     **dict.fromkeys(_CLIENT, ".client"),
-    **dict.fromkeys(_SERVE, ".server.serve"),
+    **dict.fromkeys(_SERVE, ".compose.serve"),
     **dict.fromkeys(("MemoryTaskStore", "TaskStore"), ".stores"),
     "create_app": ".server.asgi",
     "PushNotificationService": ".server.push",
     "hookimpl": ".hookspecs",
-    "configure_service": ".server.builder",
-    "mount": ".server.mount",
+    "configure_service": ".compose.builder",
+    "mount": ".compose.mount",
     "EchoAgent": "._builtins.echo",
     **dict.fromkeys(_CARD, ".card"),
     **dict.fromkeys(_ERRORS, ".errors"),
@@ -282,6 +284,7 @@ __all__ = [  # noqa: RUF022 - grouped: types and errors first, then server and c
     "CancelTaskRequest",
     "CardValidationError",
     "ClientCredentialsOAuthFlow",
+    "ConfigurationError",
     "ContentTypeNotSupportedError",
     "DeleteTaskPushNotificationConfigRequest",
     "DeviceCodeOAuthFlow",

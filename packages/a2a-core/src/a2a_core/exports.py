@@ -26,14 +26,14 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.client.transports",
     "a2a_core.client.files",
     "a2a_core.client.session",
+    "a2a_core.contracts",
     "a2a_core.server",
-    "a2a_core.server.builder",
     "a2a_core.server.named_inputs",
-    "a2a_core.server.serve",
     "a2a_core.server.asgi",
     "a2a_core.server.push",
+    "a2a_core.compose.builder",
+    "a2a_core.compose.serve",
     "a2a_core.stores",
-    "a2a_core.stores.registry",
     "a2a_core.stores.sqlite",
     "a2a_core.stores.redis",
     "a2a_core.stores.postgres",
@@ -50,6 +50,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.webhooks",
     "a2a_core.adapters",
     "a2a_core.hookspecs",
+    "a2a_core.store_registry",
     "a2a_core.plugins",
     "a2a_core.exports",
     "a2a_core.cli",
@@ -62,6 +63,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
 """Every module whose ``__all__`` is public API, in the order the reference lists them."""
 
 INTERNAL_MODULES: tuple[str, ...] = (
+    "a2a_core.compose",
     "a2a_langchain.agent",
     "a2a_langchain.plugin",
     "a2a_langchain.runnable",

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from a2a_core.adapters import ResolvedAgent
 from a2a_core.auth import compose_authenticator
+from a2a_core.compose.builder import configure_service
 from a2a_core.hookspecs import hookimpl
 from a2a_core.plugins import (
     A2APluginManager,
@@ -16,7 +17,6 @@ from a2a_core.plugins import (
     get_plugin_manager,
 )
 from a2a_core.server import A2AService, RequestContext, ServerCallContext
-from a2a_core.server.builder import configure_service
 from a2a_core.stores import MemoryTaskStore
 from a2a_core.types import (
     AgentCard,

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from ..hookspecs import hookimpl
+from ..hookspecs import TaskStoreRegistrar, hookimpl
 from ..stores import MemoryTaskStore, TaskStore
-from ..stores.registry import TaskStoreRegistrar
 
 _OPTIONS = ("max_tasks", "max_bytes")
 

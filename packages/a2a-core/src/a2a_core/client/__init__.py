@@ -34,7 +34,6 @@ if TYPE_CHECKING:
         CardResolver,
         card_urls,
     )
-    from .errors import A2AConnectionError, A2ATimeoutError
     from .interfaces import NoCompatibleInterfaceError, select_interface
     from .loop import BackgroundLoop
     from .oauth import ClientCredentials, TokenError
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
     from .session import RemoteAgentSession, RemoteReply, describe_card
     from .sync import SyncA2AClient, SyncEventStream
     from .transports.base import CallOptions, ClientTransport
+    from .transports.errors import A2AConnectionError, A2ATimeoutError
     from .transports.inprocess import InProcessTransport
     from .transports.jsonrpc import JsonRpcTransport
     from .transports.rest import RestTransport
@@ -118,8 +118,8 @@ _LAZY = {
     "card_urls": ".discovery",
     "Credential": "..identity",
     "MissingCredentialError": "..identity",
-    "A2AConnectionError": ".errors",
-    "A2ATimeoutError": ".errors",
+    "A2AConnectionError": ".transports.errors",
+    "A2ATimeoutError": ".transports.errors",
     "NoCompatibleInterfaceError": ".interfaces",
     "select_interface": ".interfaces",
     "BackgroundLoop": ".loop",

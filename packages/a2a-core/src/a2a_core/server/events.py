@@ -38,6 +38,7 @@ from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 from itertools import accumulate, islice
 
+from ..contracts.channel import EventsLost
 from ..errors import ServerBusyError
 from ..types import StreamEvent, StreamResponse
 from ..types._json import event_json
@@ -47,10 +48,6 @@ __all__ = ["EventBus", "EventsLost", "MemoryEventBus", "Subscription"]
 _CLOSED = object()
 NO_ID = -1
 """The id of an event that belongs to no stored task version (a direct reply)."""
-
-
-class EventsLost(Exception):
-    """Events after the requested id are no longer retained (or were never recorded)."""
 
 
 class _Ring:

@@ -1,7 +1,7 @@
 """Task stores: where tasks live (memory by default; chosen by URL)."""
 
+from ..contracts.task_store import ConcurrentUpdateError, StoredTask, TaskPage, TaskQuery, TaskStore
 from ..exports import publish as _publish
-from .base import ConcurrentUpdateError, StoredTask, TaskPage, TaskQuery, TaskStore
 from .memory import MemoryTaskStore
 
 __all__ = [

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from operator import itemgetter
 from typing import Protocol
 
+from ..contracts.task_store import TaskPage, TaskQuery, decode_cursor, encode_cursor
 from ..types import Task, TaskState
-from .base import TaskPage, TaskQuery, decode_cursor, encode_cursor
 
 __all__ = ["StatusOrder"]
 
@@ -36,7 +36,7 @@ class Listed(Protocol):
 
 
 def _key(task_id: str, entry: Listed) -> tuple[float, str]:
-    """``stores.base.sort_key`` from the entry's metadata: newest status first, then id."""
+    """``contracts.task_store.sort_key`` from the entry's metadata: newest status first, then id."""
     return (-(entry.ts or 0.0), task_id)
 
 

@@ -19,18 +19,18 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable
 
-from ..errors import ServerBusyError
-from ..types import Task, TaskState
-from ..types._json import task_json
-from ._sizes import estimated_json_size
-from ._status_order import StatusOrder
-from .base import (
+from ..contracts.task_store import (
     ConcurrentUpdateError,
     StoredTask,
     TaskPage,
     TaskQuery,
     TaskStore,
 )
+from ..errors import ServerBusyError
+from ..types import Task, TaskState
+from ..types._json import task_json
+from ._sizes import estimated_json_size
+from ._status_order import StatusOrder
 from .cluster import SentMessages
 
 __all__ = ["DEFAULT_MAX_BYTES", "MemoryTaskStore"]

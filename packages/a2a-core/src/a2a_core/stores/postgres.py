@@ -31,9 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidParamsError
-from ..types import Task
-from .base import (
+from ..contracts.task_store import (
     ConcurrentUpdateError,
     StoredTask,
     TaskPage,
@@ -42,6 +40,8 @@ from .base import (
     decode_cursor,
     sort_key,
 )
+from ..errors import InvalidParamsError
+from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
 from .postgres_channel import PostgresTaskChannel, channel_schema
 from .postgres_database import PostgresDatabase

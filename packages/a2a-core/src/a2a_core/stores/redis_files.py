@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..server.file_backend import FileBackend, FileLimits, StoredFile
+from ..contracts.files import FileBackend, FileLimits, StoredFile
 from .redis_connection import RedisConnection
 
 __all__ = ["RedisFileBackend"]

@@ -17,8 +17,7 @@ import os
 import sqlite3
 from typing import TYPE_CHECKING
 
-from ..types import Task
-from .base import (
+from ..contracts.task_store import (
     ConcurrentUpdateError,
     StoredTask,
     TaskPage,
@@ -26,6 +25,7 @@ from .base import (
     TaskStore,
     sort_key,
 )
+from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
 from .sql_list import list_statements, task_page
 from .sqlite_worker import SqliteWorker

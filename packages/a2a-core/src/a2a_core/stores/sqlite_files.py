@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ..server.file_backend import FileBackend, FileLimits, StoredFile
+from ..contracts.files import FileBackend, FileLimits, StoredFile
 from .sqlite_worker import SqliteWorker
 
 __all__ = ["SqliteFileBackend"]

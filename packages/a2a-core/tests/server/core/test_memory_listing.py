@@ -13,8 +13,8 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from a2a_core.contracts.task_store import sort_key
 from a2a_core.stores import MemoryTaskStore, TaskPage, TaskQuery
-from a2a_core.stores.base import sort_key
 from a2a_core.testing.fakes import make_task
 from a2a_core.types import Task, TaskState, TaskStatus
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from a2a_core import A2AClient, ServerBusyError
 from a2a_core._builtins.memory_store import open_memory_store
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 from a2a_core.stores import MemoryTaskStore
 from a2a_http_support import V10, WaitingAgent, make_card
 

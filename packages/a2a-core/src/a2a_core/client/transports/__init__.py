@@ -2,8 +2,23 @@
 
 from ...exports import publish as _publish
 from ._early import answer_early
-from .base import CallOptions, ClientTransport, EventIterator, StreamPosition
+from .base import (
+    CallOptions,
+    ClientTransport,
+    EventIterator,
+    StreamPosition,
+    TransportConfig,
+    TransportFactory,
+)
 
-__all__ = ["CallOptions", "ClientTransport", "EventIterator", "StreamPosition", "answer_early"]
+__all__ = [
+    "CallOptions",
+    "ClientTransport",
+    "EventIterator",
+    "StreamPosition",
+    "TransportConfig",
+    "TransportFactory",
+    "answer_early",
+]
 
 _publish(__name__, [value for name, value in globals().items() if name in __all__])

@@ -37,6 +37,7 @@ from typing import Any, cast
 from ...errors import (
     A2AError,
     AuthenticationRequiredError,
+    ConfigurationError,
     ContentTypeNotSupportedError,
     InternalError,
     InvalidParamsError,
@@ -50,7 +51,6 @@ from ...wire import Codec, dumps, loads, operation_for_method
 from ..authorization import InsufficientScopeError
 from ..context import ServerCallContext
 from ..options import AppOptions
-from ..service import ConfigurationError
 from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge
 from .files_route import BASE_URL_KEY

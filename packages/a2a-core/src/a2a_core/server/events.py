@@ -52,8 +52,6 @@ __all__ = ["EventBus", "EventsLost", "MemoryEventBus", "Subscription"]
 NO_ID = -1
 """The id of an event that belongs to no stored task version (a direct reply)."""
 
-_CLOSED = object()
-
 Delivered = tuple[int, StreamEvent, bytes | None]
 """``(event id, event, its JSON)`` as a bus delivers it (no JSON: ``event_json`` has none)."""
 
@@ -73,7 +71,8 @@ class Subscription:
 
     __slots__ = (
         "_bus",
-        "_closed",
+        "_error",
+        "_finished",
         "_items",
         "_max_pending",
         "_waiter",
@@ -85,9 +84,12 @@ class Subscription:
     def __init__(self, bus: EventBus, task_id: str, max_pending: int = 10_000) -> None:
         self._bus = bus
         self.task_id = task_id
-        self._items: deque[object] = deque()
+        self._items: deque[Delivered] = deque()
+        self._finished = False
+        """Nothing more will be delivered: the reader stops after ``_items``."""
+        self._error: ServerBusyError | None = None
+        """Raised to the reader instead of stopping."""
         self._waiter: asyncio.Future[None] | None = None
-        self._closed = False
         self._max_pending = max_pending
         self.event_id: int | None = None
         self.encoded: bytes | None = None
@@ -95,22 +97,20 @@ class Subscription:
     # -- the bus's side -----------------------------------------------------------------
     def deliver(self, event_id: int, event: StreamEvent, encoded: bytes | None) -> None:
         """Queue one event (the bus calls this in publish order)."""
-        if self._closed:
+        if self._finished:
             return
         if len(self._items) >= self._max_pending:
             self._items.clear()
-            self._items.append(ServerBusyError("Subscriber fell too far behind; resubscribe"))
-            self._closed = True
+            self._error = ServerBusyError("Subscriber fell too far behind; resubscribe")
+            self._finished = True
         else:
             self._items.append((event_id, event, encoded))
         self._wake()
 
     def finish(self) -> None:
         """End the subscription after the events already delivered."""
-        if not self._closed:
-            self._items.append(_CLOSED)
-            self._closed = True
-            self._wake()
+        self._finished = True
+        self._wake()
 
     def _wake(self) -> None:
         waiter = self._waiter
@@ -123,32 +123,26 @@ class Subscription:
 
     async def __anext__(self) -> StreamEvent:
         while not self._items:
-            if self._closed:
+            if self._finished:
+                self._bus.unsubscribe(self)
+                error, self._error = self._error, None
+                if error is not None:
+                    raise error
                 raise StopAsyncIteration
             self._waiter = asyncio.get_running_loop().create_future()
             try:
                 await self._waiter
             finally:
                 self._waiter = None
-        item = self._items.popleft()
-        if item is _CLOSED:
-            self._bus.unsubscribe(self)
-            raise StopAsyncIteration
-        if isinstance(item, ServerBusyError):
-            self._bus.unsubscribe(self)
-            raise item
-        delivered: Delivered = item  # type: ignore[assignment]
-        self.event_id, event, self.encoded = delivered
+        self.event_id, event, self.encoded = self._items.popleft()
         return event
 
     def take_ready(self) -> StreamEvent | None:
         """The next event if one is waiting, without a coroutine (None: nothing waiting,
         or the end or an error is next: ``__anext__`` raises those)."""
-        items = self._items
-        if not items or type(items[0]) is not tuple:
+        if not self._items:
             return None
-        delivered: Delivered = items.popleft()  # type: ignore[assignment]
-        self.event_id, event, self.encoded = delivered
+        self.event_id, event, self.encoded = self._items.popleft()
         return event
 
     @property
@@ -158,7 +152,8 @@ class Subscription:
 
     def close(self) -> None:
         """Stop receiving events (idempotent)."""
-        self._closed = True
+        self._finished = True
+        self._error = None
         self._items.clear()
         self._bus.unsubscribe(self)
         self._wake()

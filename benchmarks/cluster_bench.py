@@ -33,11 +33,11 @@ from contextlib import AsyncExitStack, asynccontextmanager
 import httpx
 from a2a_core.adapters import open_task_store
 from a2a_core.client import A2AClient, EventStream
-from a2a_core.server.builder import configure_service
+from a2a_core.compose.builder import configure_service
+from a2a_core.compose.serve import running_server
 from a2a_core.server.executor import AgentExecutor, RequestContext
 from a2a_core.server.leases import LeaseKeeper
 from a2a_core.server.manager import ManagerConfig
-from a2a_core.server.serve import running_server
 from a2a_core.server.service import A2AService
 from a2a_core.server.updater import TaskUpdater
 from a2a_core.types import TaskState

@@ -7,6 +7,8 @@ Behaviour is chosen by environment variables, so it survives ``uvicorn --factory
 - ``ECHO_CHUNKS=K`` (task mode): K artifact chunks with ``append`` instead of one,
   so a streamed send yields K + 2 events (task, K artifact updates, final status).
 - ``ECHO_MAX_TASKS=N``: the in-memory store's bound (default: the store's own).
+- ``ECHO_STORE=compact`` (default, what ``memory://`` opens) or ``ECHO_STORE=reference``:
+  ``CompactMemoryTaskStore`` or the reference ``MemoryTaskStore``.
 
 Serves JSON-RPC (1.0 and 0.3) at ``POST /``, the HTTP+JSON routes and the card
 at ``/.well-known/agent-card.json``. Run from the repository root::
@@ -26,7 +28,7 @@ from a2a_core import AgentCard, AgentCardBuilder
 from a2a_core.server import A2AService, AgentExecutor, RequestContext, TaskUpdater
 from a2a_core.server.asgi import A2AApp
 from a2a_core.server.asgi import create_app as create_a2a_app
-from a2a_core.stores import MemoryTaskStore
+from a2a_core.stores import CompactMemoryTaskStore, MemoryTaskStore
 
 __all__ = ["EchoAgent", "build_card", "create_app"]
 
@@ -77,13 +79,15 @@ def build_card(base_url: str) -> AgentCard:
 
 
 def create_app() -> A2AApp:
-    """The ASGI app, configured from ``ECHO_MODE`` / ``ECHO_CHUNKS`` / ``ECHO_MAX_TASKS``."""
+    """The ASGI app, configured from the ``ECHO_*`` variables above."""
     mode = os.environ.get("ECHO_MODE", "message")
     chunks = int(os.environ.get("ECHO_CHUNKS", "1"))
     host = os.environ.get("ECHO_HOST", "127.0.0.1")
     port = int(os.environ.get("ECHO_PORT", "8001"))
     max_tasks = os.environ.get("ECHO_MAX_TASKS")
-    store = MemoryTaskStore(int(max_tasks)) if max_tasks else MemoryTaskStore()
+    reference = os.environ.get("ECHO_STORE") == "reference"
+    kind = MemoryTaskStore if reference else CompactMemoryTaskStore
+    store = kind(int(max_tasks)) if max_tasks else kind()
     service = A2AService(EchoAgent(mode, chunks), build_card(f"http://{host}:{port}"), store=store)
     return create_a2a_app(service)
 

@@ -1,6 +1,6 @@
 """Server memory growth per 10,000 completed tasks in the in-memory store: ours vs the SDK.
 
-    uv run python benchmarks/memory_bench.py [--tasks 10000]
+    uv run python benchmarks/memory_bench.py [--tasks 10000] [--only compact,reference]
 
 Each server (task mode, blocking SendMessage) gets 100 warm-up requests, then
 N more over 8 connections; the growth is the RSS after those N (and 2 s of
@@ -8,6 +8,9 @@ rest) minus the RSS after the warm-up. The stored count is checked with
 ListTasks (``totalSize``). Our store is bounded (``max_tasks``, 10,000 by
 default, evicting old terminal tasks), so the comparable run raises it above
 N + warm-up; a second run with the default bound shows the eviction at work.
+Ours runs with both in-memory stores: ``CompactMemoryTaskStore`` (what ``memory://``
+opens) and the reference ``MemoryTaskStore`` (``ECHO_STORE``, benchmarks/echo_app.py).
+``--only`` keeps the cases whose label contains one of the given words.
 """
 
 from __future__ import annotations
@@ -63,18 +66,28 @@ def probe(settings: h.Settings, impl: h.Impl, env: dict[str, str], n: int) -> di
     }
 
 
-def run(settings: h.Settings, n: int) -> dict[str, dict[str, Any]]:
+def run(settings: h.Settings, n: int, only: list[str]) -> dict[str, dict[str, Any]]:
     impls = h.implementations(settings.tools)
+    bound = {"ECHO_MODE": "task", "ECHO_MAX_TASKS": str(n + 2 * WARMUP_REQUESTS)}
     cases = {
-        f"ours (max_tasks={n + 2 * WARMUP_REQUESTS:,})": (
+        f"ours, compact (max_tasks={n + 2 * WARMUP_REQUESTS:,})": (
             impls["ours"],
-            {"ECHO_MODE": "task", "ECHO_MAX_TASKS": str(n + 2 * WARMUP_REQUESTS)},
+            {**bound, "ECHO_STORE": "compact"},
+        ),
+        f"ours, reference (max_tasks={n + 2 * WARMUP_REQUESTS:,})": (
+            impls["ours"],
+            {**bound, "ECHO_STORE": "reference"},
         ),
         "a2a-sdk": (impls["sdk"], {"ECHO_MODE": "task"}),
-        "ours (default max_tasks=10,000)": (impls["ours"], {"ECHO_MODE": "task"}),
+        "ours, compact (default max_tasks=10,000)": (
+            impls["ours"],
+            {"ECHO_MODE": "task", "ECHO_STORE": "compact"},
+        ),
     }
     out: dict[str, dict[str, Any]] = {}
     for label, (impl, env) in cases.items():
+        if only and not any(word in label for word in only):
+            continue
         out[label] = probe(settings, impl, env, n)
         m = out[label]
         print(
@@ -100,7 +113,7 @@ def table(res: dict[str, dict[str, Any]], n: int) -> list[str]:
             f"{m['rss_end_kib'] / 1024:.1f} | {m['growth_kib'] / 1024:.1f} | "
             f"{h.fmt(m['per_10k_mb'], 1)} | {m['stored']} | {m['errors']} |"
         )
-    ours = next((m for k, m in res.items() if k.startswith("ours (max")), None)
+    ours = next((m for k, m in res.items() if k.startswith("ours, compact (max")), None)
     sdk = res.get("a2a-sdk")
     if ours and sdk and ours["per_10k_mb"] is not None and sdk["per_10k_mb"]:
         share = ours["per_10k_mb"] / sdk["per_10k_mb"]
@@ -117,9 +130,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--tasks", type=int, default=10_000)
     ap.add_argument("--python", default=None)
+    ap.add_argument("--only", default="", help="comma-separated words: run only those cases")
     args = ap.parse_args()
     settings = h.Settings.detect(args.python, Path(tempfile.mkdtemp(prefix="a2a-mem-")))
-    res = run(settings, args.tasks)
+    res = run(settings, args.tasks, [w for w in args.only.split(",") if w])
     print("\n".join(table(res, args.tasks)))
 
 

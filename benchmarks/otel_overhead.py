@@ -64,7 +64,7 @@ _RUN = """
 import asyncio, json, sys, time
 {setup}
 from a2a_core.client import A2AClient
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 
 async def echo(context):
     return "echo"

@@ -26,9 +26,9 @@ import redis
 import redis.asyncio.connection as redis_connection
 from a2a_core.adapters import open_task_store
 from a2a_core.client import A2AClient
-from a2a_core.server.builder import configure_service
+from a2a_core.compose.builder import configure_service
+from a2a_core.compose.serve import running_server
 from a2a_core.server.executor import AgentExecutor, RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.server.updater import TaskUpdater
 
 REDIS = "redis://127.0.0.1:6379/0"

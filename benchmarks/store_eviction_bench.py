@@ -15,7 +15,7 @@ import asyncio
 import statistics
 import time
 
-from a2a_core.stores import MemoryTaskStore
+from a2a_core.stores import CompactMemoryTaskStore
 from a2a_core.types import Task, TaskState, TaskStatus
 
 MAX_TASKS = 10_000
@@ -27,7 +27,7 @@ def _task(n: int, state: TaskState) -> Task:
 
 async def write_cost(waiting: int, writes: int) -> float:
     """Microseconds per ``create`` of a finished task once the store is full."""
-    store = MemoryTaskStore(max_tasks=MAX_TASKS)
+    store = CompactMemoryTaskStore(max_tasks=MAX_TASKS)
     for n in range(MAX_TASKS):
         state = TaskState.INPUT_REQUIRED if n < waiting else TaskState.COMPLETED
         await store.create(_task(n, state), None)

@@ -1,7 +1,7 @@
 """Streaming a 100-token answer onto each store: store writes per answer, events/s, CPU.
 
     uv run python benchmarks/store_stream_bench.py [--streams 30] [--runs 3]
-        [--stores memory,sqlite,redis,postgresql] [--coalesce 0.005]
+        [--stores memory,sqlite,redis,postgresql,reference] [--coalesce 0.005]
 
 One process calls an ``A2AService`` in process (``A2AClient.in_process``: no HTTP, the same
 for every store) whose agent streams 100 artifact chunks into one artifact, then completes:
@@ -41,7 +41,7 @@ from a2a_core.server import (
     RequestContext,
     TaskUpdater,
 )
-from a2a_core.stores import TaskStore
+from a2a_core.stores import MemoryTaskStore, TaskStore
 
 CHUNKS = 100
 REDIS = "redis://127.0.0.1:6379/0"
@@ -114,6 +114,8 @@ def _open(kind: str, scratch: str) -> tuple[TaskStore, Callable[[], None]]:
     tag = uuid.uuid4().hex[:10]
     if kind == "memory":
         return open_task_store("memory://"), lambda: None
+    if kind == "reference":  # the reference MemoryTaskStore: one write per event
+        return MemoryTaskStore(), lambda: None
     if kind == "sqlite":
         return open_task_store(f"sqlite:///{scratch}/{tag}.db"), lambda: None
     if kind == "redis":

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import argparse
 
-from a2a_core import AgentCardBuilder
+from a2a_core import AgentCardBuilder, serve
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import serve
 
 
 async def echo(context: RequestContext) -> str:

@@ -22,8 +22,8 @@ import argparse
 import asyncio
 
 from a2a_core import AgentCardBuilder, Part
+from a2a_core.compose.serve import interfaces_for, public_base_url, public_grpc_address, serve
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
-from a2a_core.server.serve import interfaces_for, public_base_url, public_grpc_address, serve
 
 
 class TckAgent(AgentExecutor):

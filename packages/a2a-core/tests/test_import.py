@@ -51,7 +51,7 @@ def test_probe_detects_a_forbidden_import() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["a2a_core", "a2a_core.server.serve", "a2a_core.client", "a2a_core.cli.main"]
+    "module", ["a2a_core", "a2a_core.compose.serve", "a2a_core.client", "a2a_core.cli.main"]
 )
 def test_grpc_is_not_imported_unless_used(module: str) -> None:
     """The gRPC binding is an extra: serving and connecting over HTTP never load grpc."""
@@ -75,7 +75,7 @@ sys.meta_path.insert(0, Blocker())
 from a2a_core import AgentCard, AgentInterface
 from a2a_core.bindings import BindingUnavailableError
 from a2a_core.client.interfaces import NoCompatibleInterfaceError, select_interface
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 
 card = AgentCard(name="a", description="", version="1", supported_interfaces=[
     AgentInterface(url="localhost:1", protocol_binding="GRPC", protocol_version="1.0"),
@@ -131,7 +131,7 @@ def test_without_the_grpc_extra_http_works_and_grpc_is_named() -> None:
     [
         "a2a_core",
         "a2a_core.telemetry",
-        "a2a_core.server.serve",
+        "a2a_core.compose.serve",
         "a2a_core.client",
         "a2a_core.cli.main",
     ],
@@ -147,7 +147,7 @@ import asyncio, json, sys
 {block}
 from a2a_core import telemetry
 from a2a_core.client import A2AClient
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 
 async def echo(context):
     return "echo: " + context.text
@@ -235,7 +235,7 @@ _NEVER_FOR_A2ACLIENT = (
     "a2a_core.client.session",
     "a2a_core.client.remote",
     "a2a_core.client.files",
-    "a2a_core.client.sse",
+    "a2a_core.client.transports._sse",
     "a2a_core.client.transports.rest",
     "a2a_core.client.transports.inprocess",
     "grpc",
@@ -268,11 +268,11 @@ def test_the_footprint_check_sees_a_heavy_module() -> None:
     """The checks above can fail: what a streaming client loads is seen."""
     loaded = _loaded(
         "from a2a_core.client import A2AClient, SyncA2AClient, RestTransport\n"
-        "from a2a_core.client.sse import SSEParser"
+        "from a2a_core.client.transports._sse import SSEParser"
     )
     assert _among(loaded, _NEVER_FOR_A2ACLIENT) == [
-        "a2a_core.client.sse",
         "a2a_core.client.sync",
+        "a2a_core.client.transports._sse",
         "a2a_core.client.transports.rest",
     ]
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from a2a_core.client import A2AClient
+from a2a_core.compose.builder import configure_service
 from a2a_core.errors import ServerBusyError
-from a2a_core.server.builder import configure_service
 from a2a_core.types import (
     Message,
     Part,

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from a2a_core.client import A2AClient, SyncA2AClient
-from a2a_core.server.serve import running_server as core_running_server
+from a2a_core.compose.serve import running_server as core_running_server
 from a2a_core.types import Part, TaskState, TaskStatusUpdateEvent
 from a2a_crewai import CrewAgent, running_server
 from crewai import Agent, Crew, Task

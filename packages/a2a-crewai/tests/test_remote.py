@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from a2a_core.client import A2AClient
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 from a2a_core.testing import AgentProbe, SlowAgent
 from a2a_core.types import AgentCard, AgentSkill, TaskState
 from a2a_crewai import A2ATool, RemoteA2AAgent, remote_agent_tool

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 from a2a_core.client import ClientCredentials, TokenError
+from a2a_core.compose.serve import running_server
 from a2a_core.errors import A2AError
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.testing.idp import TOKEN_FAILURES, IdentityProvider, failing_token_endpoint
 from a2a_crewai import remote_agent_tool
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from a2a_core.client import A2AClient
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 from a2a_crewai import remote_agent_tool as crewai_tool
 from crewai_servers import weather_agent
 

@@ -12,7 +12,7 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-import a2a_core.server.serve as core_serve
+import a2a_core.compose.serve as core_serve
 import pytest
 from a2a_core.client import A2AClient
 from a2a_langchain import LangChainAgent, running_server, serve, serve_async

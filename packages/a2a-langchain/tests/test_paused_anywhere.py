@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from a2a_core.cli import main
 from a2a_core.client import A2AClient
-from a2a_core.server.serve import running_server as core_running_server
+from a2a_core.compose.serve import running_server as core_running_server
 from a2a_core.types import TaskState
 from a2a_langchain import LangChainAgent, open_checkpointer, running_server
 from a2a_langchain._checkpoint import with_checkpointer

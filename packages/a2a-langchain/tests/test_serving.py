@@ -15,7 +15,7 @@ from uuid import uuid4
 import pytest
 from a2a_core.adapters import resolve_agent
 from a2a_core.client import A2AClient, TaskTracker, text_of
-from a2a_core.server.builder import configure_service
+from a2a_core.compose.builder import configure_service
 from a2a_core.types import (
     AgentSkill,
     Message,

@@ -17,7 +17,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from a2a_core.server.serve import running_server as core_running_server
+from a2a_core.compose.serve import running_server as core_running_server
 from a2a_core.testing.otel import InMemoryTelemetry
 from a2a_langchain import OpenTelemetryCallbackHandler, remote_agent_tool, running_server
 from langchain_core.callbacks import BaseCallbackHandler

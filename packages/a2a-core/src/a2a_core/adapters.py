@@ -1,23 +1,25 @@
-"""Turning any agent object into an executor (the task-store registry is ``stores.registry``).
+"""Turning any agent object into an executor (the task-store registry is ``store_registry``).
 
 Framework packages (LangChain, CrewAI...) are plugins: they register named
 ``AgentAdapter`` objects and answer ``a2a_adapt_agent`` for objects they know.
 ``resolve_agent`` asks them, and falls back to what the core serves itself:
 ``AgentExecutor`` instances, async functions and async generator functions.
 ``open_task_store`` and the store registrations are re-exported here from
-``stores.registry``, where they live.
+``store_registry``, where they live.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
-from typing import Any, Protocol, TypeGuard, cast, runtime_checkable
+from typing import Any, TypeGuard, cast
 
 import pluggy
 
+from .errors import ConfigurationError
+from .hookspecs import AdapterRegistrar, AgentAdapter, ResolvedAgent
 from .plugins import (
     PluginError,
     Registration,
@@ -27,14 +29,13 @@ from .plugins import (
     hook_impls,
 )
 from .server.executor import AgentExecutor, as_executor
-from .server.service import ConfigurationError
-from .stores.registry import (
+from .store_registry import (
     TaskStoreFactory,
     TaskStoreRegistrar,
     open_task_store,
     registered_task_stores,
 )
-from .types import AgentCard, AgentSkill
+from .types import AgentCard
 
 __all__ = [
     "AdapterRegistrar",
@@ -50,34 +51,6 @@ __all__ = [
 ]
 
 DEFAULT_MODES = ("text/plain",)
-
-
-@dataclass(frozen=True, slots=True)
-class ResolvedAgent:
-    """An agent ready to serve: its executor and what its card should say by default."""
-
-    executor: AgentExecutor
-    name: str | None = None
-    description: str | None = None
-    version: str | None = None
-    skills: Sequence[AgentSkill] = ()
-    input_modes: Sequence[str] = ()
-    output_modes: Sequence[str] = ()
-    adapter: str | None = None
-    """Which adapter (or plugin) produced it; None for the core's own fallback."""
-
-
-@runtime_checkable
-class AgentAdapter(Protocol):
-    """Serves one framework's agent objects (a LangChain Runnable, a CrewAI Crew...)."""
-
-    def adapt(self, agent: Any, options: Mapping[str, Any]) -> ResolvedAgent:
-        """Wrap ``agent``; raise ``TypeError`` when it is not an object of this framework."""
-        ...
-
-
-AdapterRegistrar = Callable[[str, AgentAdapter], None]
-"""The ``register`` callback of ``a2a_register_adapters``: ``register(name, adapter)``."""
 
 
 def _is_adapter(value: object) -> TypeGuard[AgentAdapter]:

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol, TypeGuard, runtime_checkable
+from typing import Any, TypeGuard
 
 import pluggy
 
-from .errors import AuthenticationRequiredError
+from .errors import AuthenticationRequiredError, ConfigurationError
+from .hookspecs import AuthBackend, AuthBackendFactory, AuthBackendRegistrar
 from .identity import Authenticator, Principal
 from .plugins import PluginError, Registration, collect_registrations, get_plugin_manager
-from .server.service import ConfigurationError
 from .types import (
     AgentCard,
     APIKeySecurityScheme,
@@ -56,33 +56,6 @@ __all__ = [
 
 CredentialVerifier = Callable[[str], Awaitable[Principal | None]]
 """Checks one presented credential (a token, a key): the principal, or None when invalid."""
-
-
-@runtime_checkable
-class AuthBackend(Protocol):
-    """One way of authenticating callers, declared on the card as one security scheme."""
-
-    @property
-    def scheme_name(self) -> str:
-        """The name of its security scheme in the card (``securitySchemes`` key)."""
-        ...
-
-    @property
-    def security_scheme(self) -> SecurityScheme:
-        """How clients present credentials, published in the card."""
-        ...
-
-    async def authenticate(self, headers: Mapping[str, str]) -> Principal | None:
-        """The caller, None without credentials of this scheme; raise
-        ``AuthenticationRequiredError`` for credentials of this scheme that are invalid."""
-        ...
-
-
-AuthBackendFactory = Callable[[Mapping[str, Any]], AuthBackend | None]
-"""Builds a backend from the server options, or None when they do not configure it."""
-
-AuthBackendRegistrar = Callable[[str, AuthBackendFactory], None]
-"""The ``register`` callback of ``a2a_register_auth_backends``: ``register(name, factory)``."""
 
 
 def header_value(headers: Mapping[str, str], name: str) -> str | None:

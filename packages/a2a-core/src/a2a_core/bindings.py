@@ -15,25 +15,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, cast
-
-if TYPE_CHECKING:
-    import httpx
-
-    from .client.tls import TLSFiles
-    from .client.transports._http import HttpSettings
-    from .client.transports.base import ClientTransport
-    from .server.asgi.routes import ServedBinding
-    from .types import AgentInterface
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
 
 __all__ = [
     "Binding",
     "BindingUnavailableError",
     "Listener",
-    "TransportConfig",
-    "TransportFactory",
     "binding",
     "bindings",
     "cli_bindings",
@@ -41,26 +30,6 @@ __all__ = [
     "register_binding",
     "unregister_binding",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class TransportConfig:
-    """What a client transport factory is given besides the interface."""
-
-    http: httpx.AsyncClient
-    """The HTTP client of the connection (HTTP bindings send through it)."""
-    settings: HttpSettings
-    """Timeouts and response bounds."""
-    headers: Mapping[str, str] = field(default_factory=dict[str, str])
-    """Headers for every call (also set on ``http`` when we created it); others send them
-    as their own metadata."""
-    tls: TLSFiles | None = None
-    """The CA bundle and client certificate given as files (``verify=`` / ``cert=``), for
-    transports that open their own TLS connections (gRPC); HTTP ones use ``http``."""
-
-
-TransportFactory = Callable[["AgentInterface", TransportConfig], "ClientTransport"]
-"""``factory(interface, config) -> ClientTransport`` for one interface of the binding."""
 
 
 class Listener(Protocol):
@@ -105,7 +74,9 @@ class Binding:
     versions: tuple[str, ...] = ("1.0", "0.3")
     """The protocol versions it carries."""
     client: str | None = None
-    """``"module:attribute"`` of the ``TransportFactory`` (None: no client transport)."""
+    """``"module:attribute"`` of the client transport factory (None: no client transport):
+    ``factory(interface, config) -> ClientTransport``, typed as
+    ``a2a_core.client.transports.TransportFactory``."""
     server: str | None = None
     """``"module:attribute"`` of a listener class, for a binding served on its own port
     beside the ASGI app (gRPC); None for bindings that are routes of the app."""
@@ -125,25 +96,24 @@ class Binding:
         """Whether the client transport can be loaded (its extra's modules are installed)."""
         return self.client is not None and all(_installed(m) for m in self.requires)
 
-    def transport_factory(self) -> TransportFactory:
-        """The client transport factory, imported now."""
+    def transport_factory(self) -> Callable[..., Any]:
+        """The client transport factory, imported now (the client types it: this table sits
+        below both the client and the server, and names neither)."""
         if self.client is None:
             raise BindingUnavailableError(f"The {self.name} binding has no client transport")
-        return cast(TransportFactory, self._load(self.client))
+        return cast("Callable[..., Any]", self.load(self.client))
 
     def server_factory(self) -> Callable[..., Listener]:
         """The listener class of a binding served on its own port, imported now."""
         if self.server is None:
             raise BindingUnavailableError(f"The {self.name} binding has no listener of its own")
-        return cast("Callable[..., Listener]", self._load(self.server))
+        return cast("Callable[..., Listener]", self.load(self.server))
 
-    def served(self) -> ServedBinding:
-        """The server side of a binding served as routes of the ASGI app, imported now."""
-        if self.routes is None:
-            raise BindingUnavailableError(f"The {self.name} binding has no routes in the app")
-        return cast("ServedBinding", self._load(self.routes))
+    def load(self, path: str) -> Any:
+        """The object a ``"module:attribute"`` path of this binding names, imported now.
 
-    def _load(self, path: str) -> Any:
+        ``a2a_core.server.asgi.routes`` loads ``routes`` with it (typed there, where the
+        ``ServedBinding`` protocol lives); a missing extra is reported by name."""
         module_name, _, attribute = path.partition(":")
         try:
             module = importlib.import_module(module_name)

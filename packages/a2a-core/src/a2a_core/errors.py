@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 __all__ = [
     "A2AError",
     "AuthenticationRequiredError",
+    "ConfigurationError",
     "ContentTypeNotSupportedError",
     "ExtendedAgentCardNotConfiguredError",
     "ExtensionSupportRequiredError",
@@ -38,6 +39,10 @@ __all__ = [
 ]
 
 ERROR_DOMAIN = "a2a-protocol.org"
+
+
+class ConfigurationError(ValueError):
+    """The server was configured inconsistently (found at startup, never per request)."""
 
 
 class HttpStatusMapping(StrEnum):

@@ -25,14 +25,14 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.client.transports",
     "a2a_core.client.files",
     "a2a_core.client.session",
+    "a2a_core.contracts",
     "a2a_core.server",
-    "a2a_core.server.builder",
     "a2a_core.server.named_inputs",
-    "a2a_core.server.serve",
     "a2a_core.server.asgi",
     "a2a_core.server.push",
+    "a2a_core.compose.builder",
+    "a2a_core.compose.serve",
     "a2a_core.stores",
-    "a2a_core.stores.registry",
     "a2a_core.stores.sqlite",
     "a2a_core.stores.redis",
     "a2a_core.stores.postgres",
@@ -49,6 +49,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.webhooks",
     "a2a_core.adapters",
     "a2a_core.hookspecs",
+    "a2a_core.store_registry",
     "a2a_core.plugins",
     "a2a_core.exports",
     "a2a_core.cli",
@@ -61,6 +62,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
 """Every module whose ``__all__`` is public API, in the order the reference lists them."""
 
 INTERNAL_MODULES: tuple[str, ...] = (
+    "a2a_core.compose",
     "a2a_langchain.agent",
     "a2a_langchain.plugin",
     "a2a_langchain.runnable",
@@ -108,17 +110,21 @@ def publish(package: str, values: Iterable[object]) -> None:
 
 
 def lazy_exports(
-    package: str, origin: Mapping[str, str], public: Iterable[str]
+    package: str,
+    table: Mapping[str, Iterable[str]],
+    prepare: Callable[[str], object] | None = None,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """A package's module ``__getattr__`` and ``__dir__`` that load each name on first use.
 
-    ``origin`` maps a public name to the module defining it, relative to ``package``.
-    The first access imports that module, publishes the value under ``package`` and
-    caches it in the package's namespace, so later lookups never come back here. A
-    package pays for its heavy modules (httpx, the pydantic models) only when a name
-    that needs them is asked for.
+    ``table`` is the package's export table: each module defining public names (relative
+    to ``package``; ``"."`` for names the package defines itself) and those names.
+    The first access imports the name's module (after ``prepare(module)``, when given),
+    publishes the value under ``package`` and caches it in the package's namespace, so
+    later lookups never come back here. A package pays for its heavy modules (httpx,
+    the pydantic models) only when a name that needs them is asked for.
     """
-    names = frozenset(public)
+    origin = {name: module for module, names in table.items() if module != "." for name in names}
+    names = frozenset(name for group in table.values() for name in group)
 
     def __getattr__(name: str) -> Any:
         module = origin.get(name)
@@ -127,6 +133,8 @@ def lazy_exports(
         import importlib
         import sys
 
+        if prepare is not None:
+            prepare(module)
         value = getattr(importlib.import_module(module, package), name)
         publish(package, [value])
         vars(sys.modules[package])[name] = value

@@ -9,6 +9,11 @@ below; it is found through the ``a2a_core`` entry-point group::
     [project.entry-points.a2a_core]
     my-plugin = "my_package.plugin"
 
+What plugins hand over through the hooks (an ``AgentAdapter`` and its
+``ResolvedAgent``, an ``AuthBackend``, a ``TaskStoreFactory``) is defined here
+too, so that the plugin manager, and the registries built on it
+(``adapters``, ``auth``, ``store_registry``), sit above this module.
+
 ``docs/plugins/hooks.md`` documents each hook with an example. Adding a hook is
 a minor release; changing or removing one is a major release announced first
 with ``warn_on_impl``.
@@ -16,23 +21,32 @@ with ``warn_on_impl``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import pluggy
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser, _SubParsersAction  # pyright: ignore[reportPrivateUsage]
 
-    from .adapters import AdapterRegistrar, ResolvedAgent
-    from .auth import AuthBackendRegistrar
-    from .stores.registry import TaskStoreRegistrar
-    from .types import AgentCard, Task, TaskState
+    from .contracts.task_store import TaskStore
+    from .identity import Principal
+    from .server.executor import AgentExecutor
+    from .types import AgentCard, AgentSkill, SecurityScheme, Task, TaskState
 
 # The hook specifications are listed too: they are the reference of what a plugin implements.
 __all__ = [
     "PROJECT",
+    "AdapterRegistrar",
+    "AgentAdapter",
+    "AuthBackend",
+    "AuthBackendFactory",
+    "AuthBackendRegistrar",
+    "ResolvedAgent",
+    "TaskStoreFactory",
+    "TaskStoreRegistrar",
     "a2a_adapt_agent",
     "a2a_agent_card",
     "a2a_cli_commands",
@@ -52,6 +66,71 @@ hookspec = pluggy.HookspecMarker(PROJECT)
 """Marks the hook specifications below (for plugin authors: use ``hookimpl``)."""
 hookimpl = pluggy.HookimplMarker(PROJECT)
 """Decorate a plugin's hook functions with this (``@hookimpl``, ``@hookimpl(tryfirst=True)``)."""
+
+
+# --- what plugins hand over through the hooks -----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedAgent:
+    """An agent ready to serve: its executor and what its card should say by default."""
+
+    executor: AgentExecutor
+    name: str | None = None
+    description: str | None = None
+    version: str | None = None
+    skills: Sequence[AgentSkill] = ()
+    input_modes: Sequence[str] = ()
+    output_modes: Sequence[str] = ()
+    adapter: str | None = None
+    """Which adapter (or plugin) produced it; None for the core's own fallback."""
+
+
+@runtime_checkable
+class AgentAdapter(Protocol):
+    """Serves one framework's agent objects (a LangChain Runnable, a CrewAI Crew...)."""
+
+    def adapt(self, agent: Any, options: Mapping[str, Any]) -> ResolvedAgent:
+        """Wrap ``agent``; raise ``TypeError`` when it is not an object of this framework."""
+        ...
+
+
+AdapterRegistrar = Callable[[str, AgentAdapter], None]
+"""The ``register`` callback of ``a2a_register_adapters``: ``register(name, adapter)``."""
+
+
+@runtime_checkable
+class AuthBackend(Protocol):
+    """One way of authenticating callers, declared on the card as one security scheme."""
+
+    @property
+    def scheme_name(self) -> str:
+        """The name of its security scheme in the card (``securitySchemes`` key)."""
+        ...
+
+    @property
+    def security_scheme(self) -> SecurityScheme:
+        """How clients present credentials, published in the card."""
+        ...
+
+    async def authenticate(self, headers: Mapping[str, str]) -> Principal | None:
+        """The caller, None without credentials of this scheme; raise
+        ``AuthenticationRequiredError`` for credentials of this scheme that are invalid."""
+        ...
+
+
+AuthBackendFactory = Callable[[Mapping[str, Any]], "AuthBackend | None"]
+"""Builds a backend from the server options, or None when they do not configure it."""
+
+AuthBackendRegistrar = Callable[[str, AuthBackendFactory], None]
+"""The ``register`` callback of ``a2a_register_auth_backends``: ``register(name, factory)``."""
+
+
+TaskStoreFactory = Callable[[str], "TaskStore"]
+"""Builds a store from its full URL; cheap and without I/O (connect on first use)."""
+
+TaskStoreRegistrar = Callable[[str, TaskStoreFactory], None]
+"""The ``register`` callback of ``a2a_register_task_stores``: ``register(scheme, factory)``."""
 
 
 @hookspec

@@ -14,7 +14,7 @@ Hooks are called here, at configuration time, one implementation at a time so
 that a failure names its plugin (``PluginError``). What requests need is
 composed once into plain callables: ``transition_observer`` (one
 ``TaskObserver``), ``auth.compose_authenticator`` (one ``authenticate``).
-``server.builder`` ties it all together into a service and an app.
+``compose.builder`` ties it all together into a service and an app.
 
 A plugin that reads server options (``serve(agent, my_option=...)``) lists
 their names in an ``A2A_OPTIONS`` attribute (``declared_options``): other
@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar, cast
 import pluggy
 
 from . import hookspecs
+from .errors import ConfigurationError
 from .hookspecs import PROJECT, hookimpl
-from .server.service import ConfigurationError
 from .types import AgentCard, StreamEvent, Task, TaskState
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from a2a_core.client.loop import BackgroundLoop
+from a2a_core.compose.serve import running_server
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.server.tls import ServerTLS
 from a2a_core.testing.idp import IdentityProvider
 from a2a_core.testing.pki import TestCA

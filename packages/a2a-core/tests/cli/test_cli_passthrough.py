@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from a2a_core.client.loop import BackgroundLoop
+from a2a_core.compose.serve import running_server
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.testing.idp import IdentityProvider
 from cli_support import ServeProcess, cli
 from servers import free_port  # pyright: ignore[reportMissingImports]

@@ -50,7 +50,7 @@ def test_every_exit_status_is_documented() -> None:
 
 def test_store_help_names_the_built_in_stores() -> None:
     """``--store`` help lists the stores the core brings, not only "plugins" (they are built in)."""
-    from a2a_core.stores.registry import registered_task_stores
+    from a2a_core.store_registry import registered_task_stores
 
     built_in = {
         scheme

@@ -15,8 +15,8 @@ import subprocess
 import httpx
 import pytest
 from a2a_core.cli.proxy import PROXY_HEADER, PlaygroundProxy
+from a2a_core.compose.serve import running_server
 from a2a_core.server.executor import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.server.updater import TaskUpdater
 from cli_support import a2a_command, subprocess_env
 

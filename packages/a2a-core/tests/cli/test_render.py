@@ -12,7 +12,7 @@ from a2a_core.cli.common import UsageError, exit_code_for, parse_header
 from a2a_core.cli.render import Console, Renderer, safe_text, state_label
 from a2a_core.cli.serve import parse_skill, parse_versions
 from a2a_core.cli.tasks import parse_state
-from a2a_core.stores.registry import redact_url
+from a2a_core.store_registry import redact_url
 from a2a_core.types import (
     Artifact,
     Message,

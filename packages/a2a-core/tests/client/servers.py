@@ -304,8 +304,8 @@ def our_app(service: Any, port: int, grpc_port: int | None = None) -> Any:
 
     ``grpc_port``: the card also lists gRPC at ``127.0.0.1:grpc_port``.
     """
+    from a2a_core.compose.serve import interfaces_for
     from a2a_core.server.asgi import create_app
-    from a2a_core.server.serve import interfaces_for
 
     base = f"http://127.0.0.1:{port}"
     grpc_address = f"127.0.0.1:{grpc_port}" if grpc_port is not None else None

@@ -8,13 +8,14 @@ from typing import Any
 import a2a_core.bindings as registry
 import pytest
 from a2a_core import AgentCard, AgentInterface, Task, TaskState, TaskStatus
-from a2a_core.bindings import Binding, BindingUnavailableError, TransportConfig, register_binding
+from a2a_core.bindings import Binding, BindingUnavailableError, register_binding
 from a2a_core.client import A2AClient
 from a2a_core.client.interfaces import (
     NoCompatibleInterfaceError,
     select_interface,
     supported_bindings,
 )
+from a2a_core.client.transports import TransportConfig
 from a2a_core.client.transports.base import CallOptions, EventIterator
 from a2a_core.wire.operations import Operation
 from pydantic import BaseModel

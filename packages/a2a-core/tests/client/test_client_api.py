@@ -230,7 +230,7 @@ def test_configuration_only_when_needed() -> None:
 def extended_service(url: str | None = None) -> A2AService:
     card = scripted_card()
     if url is not None:
-        from a2a_core.server.serve import interfaces_for
+        from a2a_core.compose.serve import interfaces_for
 
         interfaces = interfaces_for(url, rest_prefix="/rest")
         card = card.model_copy(update={"supported_interfaces": interfaces})

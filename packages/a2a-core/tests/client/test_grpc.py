@@ -28,8 +28,8 @@ from a2a_core import (
     VersionNotSupportedError,
 )
 from a2a_core.client import A2AClient
+from a2a_core.compose.serve import running_server
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
-from a2a_core.server.serve import running_server
 from servers import (
     free_port,
     our_app,
@@ -328,7 +328,7 @@ async def test_sdk_grpc_errors_arrive_typed(sdk_grpc: str) -> None:
     ],
 )
 def test_published_grpc_address(host: str, public_url: str | None, expected: str) -> None:
-    from a2a_core.server.serve import public_grpc_address
+    from a2a_core.compose.serve import public_grpc_address
 
     assert public_grpc_address(host, 50051, public_url) == expected
 

@@ -29,9 +29,9 @@ import pytest
 from a2a_core.client import A2AClient
 from a2a_core.client.transports import answer_early
 from a2a_core.client.transports._early import EarlyAnswerBackend
+from a2a_core.compose.serve import running_server
 from a2a_core.errors import PayloadTooLargeError
 from a2a_core.server.asgi import http as asgi_http
-from a2a_core.server.serve import running_server
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -313,8 +313,8 @@ async def test_a_gateway_relays_each_chunk_at_once_and_ends_what_the_remote_left
     is held back on the way), and the artifact ends, at the gateway, with one update
     carrying all of it before the task completes.
     """
+    from a2a_core.compose.serve import running_server
     from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
-    from a2a_core.server.serve import running_server
 
     gate = asyncio.Event()
 

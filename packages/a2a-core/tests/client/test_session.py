@@ -20,8 +20,8 @@ from a2a_core.client import (
     describe_card,
 )
 from a2a_core.client.bounded import BoundedMap
+from a2a_core.compose.serve import running_server
 from a2a_core.server.executor import AgentExecutor, RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.server.updater import TaskUpdater
 from a2a_core.testing import AgentProbe, FailingAgent, SlowAgent
 from a2a_core.types import AgentCard, AgentSkill, Part, TaskState

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from a2a_core import InvalidAgentResponseError
-from a2a_core.client.sse import SSEEvent, SSEParser
+from a2a_core.client.transports._sse import SSEEvent, SSEParser
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -19,9 +19,9 @@ import pytest
 from a2a_core.client import A2AClient, ClientCredentials, SyncA2AClient, TokenError
 from a2a_core.client.loop import BackgroundLoop
 from a2a_core.client.session import RemoteAgentSession
+from a2a_core.compose.serve import running_server
 from a2a_core.errors import AuthenticationRequiredError
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.testing.idp import IdentityProvider
 
 AUD = "billing-agent"

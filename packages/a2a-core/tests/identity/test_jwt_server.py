@@ -18,9 +18,9 @@ from typing import Any
 
 import httpx
 import pytest
+from a2a_core.compose.serve import running_server
 from a2a_core.oidc import JWTBearerAuth
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.testing.idp import IdentityProvider
 
 AUD = "agent-under-test"

@@ -18,11 +18,11 @@ import httpx
 import pytest
 import uvicorn
 from a2a_core.client import A2AClient
-from a2a_core.client.errors import A2AConnectionError
+from a2a_core.client.transports.errors import A2AConnectionError
+from a2a_core.compose.serve import running_server
 from a2a_core.errors import TaskNotFoundError
 from a2a_core.mtls import MutualTLSAuth
 from a2a_core.server.executor import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.server.tls import ServerTLS, with_tls_extension
 from a2a_core.testing import AskingAgent
 from a2a_core.testing.pki import IssuedCert, TestCA

@@ -24,9 +24,9 @@ from a2a_core.client import (
     RemoteAgentExecutor,
     RemoteAgentSession,
 )
+from a2a_core.compose.serve import running_server
 from a2a_core.errors import AuthenticationRequiredError, TaskNotFoundError
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.testing.idp import IdentityProvider, ProtectedAgent, protected_whoami
 from a2a_core.types import TaskState
 

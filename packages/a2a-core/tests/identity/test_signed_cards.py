@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 from a2a_core.client import A2AClient
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 from a2a_core.signing import CardSignatureError, CardSigner, CardVerifier
 from a2a_core.testing.idp import IdentityProvider, SigningKey
 from a2a_core.types import AgentCard

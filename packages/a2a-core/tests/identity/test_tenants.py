@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 from a2a_core.client import A2AClient
+from a2a_core.compose.serve import running_server
 from a2a_core.errors import TaskNotFoundError
 from a2a_core.server.context import owner_key, owner_principal
-from a2a_core.server.serve import running_server
 from a2a_core.testing import AskingAgent
 
 ALICE = {"Authorization": "Bearer tok-alice"}

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from a2a_core.client import A2AClient, ClientCredentials, TokenError
 from a2a_core.client.session import RemoteAgentSession
+from a2a_core.compose.serve import running_server
 from a2a_core.errors import A2AError
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.testing.idp import TOKEN_FAILURES, IdentityProvider, failing_token_endpoint
 
 AUD = "billing-agent"

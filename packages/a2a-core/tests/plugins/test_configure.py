@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from a2a_core.adapters import ResolvedAgent
 from a2a_core.auth import compose_authenticator
+from a2a_core.compose.builder import configure_service
 from a2a_core.hookspecs import hookimpl
 from a2a_core.plugins import (
     A2APluginManager,
@@ -16,8 +17,7 @@ from a2a_core.plugins import (
     get_plugin_manager,
 )
 from a2a_core.server import A2AService, RequestContext, ServerCallContext
-from a2a_core.server.builder import configure_service
-from a2a_core.stores import MemoryTaskStore
+from a2a_core.stores import CompactMemoryTaskStore, MemoryTaskStore
 from a2a_core.types import (
     AgentCard,
     Message,
@@ -46,7 +46,7 @@ async def test_a_plain_function_with_builtins_only(core_pm: A2APluginManager) ->
     try:
         assert (service.card.name, service.card.description) == ("shout", "Shouts back.")
         assert service.card.security_schemes == {}
-        assert type(service.store) is MemoryTaskStore
+        assert type(service.store) is CompactMemoryTaskStore
         task = await ask(service, "hi")
         assert task.status.state is TaskState.COMPLETED
         assert task.artifacts[0].parts[0].text == "HI"

@@ -9,7 +9,7 @@ from a2a_core.adapters import TaskStoreRegistrar, open_task_store, registered_ta
 from a2a_core.hookspecs import hookimpl
 from a2a_core.plugins import A2APluginManager, PluginError, create_plugin_manager
 from a2a_core.server import ConfigurationError
-from a2a_core.stores import MemoryTaskStore
+from a2a_core.stores import CompactMemoryTaskStore, MemoryTaskStore
 from a2a_core.types import Task, TaskState, TaskStatus
 
 
@@ -111,14 +111,14 @@ def test_memory_is_a_builtin_plugin(builtins_only: A2APluginManager) -> None:
     registration = registered_task_stores(builtins_only)["memory"]
     assert registration.plugin == "a2a_core.memory_store"
     store = open_task_store("memory://", plugin_manager=builtins_only)
-    assert type(store) is MemoryTaskStore
-    assert store.max_tasks == MemoryTaskStore().max_tasks
+    assert type(store) is CompactMemoryTaskStore
+    assert store.max_tasks == CompactMemoryTaskStore().max_tasks
 
 
 @pytest.mark.parametrize("url", ["memory://?max_tasks=2", "MEMORY:///?max_tasks=2"])
 async def test_memory_max_tasks_bounds_the_store(builtins_only: A2APluginManager, url: str) -> None:
     store = open_task_store(url, plugin_manager=builtins_only)
-    assert isinstance(store, MemoryTaskStore)
+    assert isinstance(store, CompactMemoryTaskStore)
     assert store.max_tasks == 2
     for i in range(4):
         task = Task(id=f"t{i}", context_id="c", status=TaskStatus.now(TaskState.COMPLETED))

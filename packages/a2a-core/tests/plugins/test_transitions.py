@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 import pytest
+from a2a_core.compose.builder import configure_service
 from a2a_core.hookspecs import hookimpl
 from a2a_core.plugins import (
     A2APluginManager,
@@ -12,7 +13,6 @@ from a2a_core.plugins import (
     transition_observer,
 )
 from a2a_core.server import RequestContext, ServerCallContext, TaskUpdater
-from a2a_core.server.builder import configure_service
 from a2a_core.types import (
     Message,
     SendMessageRequest,

@@ -86,8 +86,8 @@ async def resubscribe_past_retention(url: str) -> None:
     import httpx
     from a2a_core.adapters import open_task_store
     from a2a_core.client import A2AClient
-    from a2a_core.server.builder import configure_service
-    from a2a_core.server.serve import running_server
+    from a2a_core.compose.builder import configure_service
+    from a2a_core.compose.serve import running_server
     from a2a_core.testing.cluster_suite import CHUNKS, GatedAgent
     from a2a_core.types import Task, TaskState
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from a2a_core import A2AClient
 from a2a_core.client import EventStream
-from a2a_core.client.errors import A2AConnectionError
+from a2a_core.client.transports.errors import A2AConnectionError
 from a2a_core.types import (
     Task,
     TaskArtifactUpdateEvent,

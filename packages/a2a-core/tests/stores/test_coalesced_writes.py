@@ -22,6 +22,7 @@ import pytest
 from a2a_core import AgentCardBuilder, running_server
 from a2a_core.adapters import open_task_store
 from a2a_core.client import A2AClient, SendResult
+from a2a_core.contracts.task_store import numbers_creates, saves_behind
 from a2a_core.server import (
     A2AService,
     AgentExecutor,
@@ -29,8 +30,8 @@ from a2a_core.server import (
     RequestContext,
     TaskUpdater,
 )
-from a2a_core.stores import MemoryTaskStore, StoredTask, TaskStore
-from a2a_core.stores.base import numbers_creates, saves_behind
+from a2a_core.stores import CompactMemoryTaskStore as MemoryTaskStore  # what memory:// opens
+from a2a_core.stores import StoredTask, TaskStore
 from a2a_core.types import Task, TaskArtifactUpdateEvent, TaskState
 from store_support import POSTGRES_URL, REDIS_URL
 

@@ -13,8 +13,8 @@ from collections.abc import AsyncIterator
 import psycopg
 import pytest
 from a2a_core.adapters import open_task_store
+from a2a_core.contracts.channel import ChannelItem, EventsLost
 from a2a_core.errors import InvalidParamsError
-from a2a_core.server.channel import ChannelItem, EventsLost
 from a2a_core.server.push.store import PushConfigEntry
 from a2a_core.stores.postgres import PostgresTaskStore
 from a2a_core.stores.postgres_channel import PostgresTaskChannel

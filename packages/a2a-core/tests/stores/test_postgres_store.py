@@ -16,9 +16,9 @@ import psycopg
 import pytest
 from a2a_core.adapters import open_task_store
 from a2a_core.plugins import PluginError
+from a2a_core.store_registry import redact_url
 from a2a_core.stores import ConcurrentUpdateError, StoredTask, TaskQuery, TaskStore
 from a2a_core.stores.postgres import SCHEMA_VERSION, PostgresTaskStore
-from a2a_core.stores.registry import redact_url
 from a2a_core.testing import TaskStoreConformance
 from a2a_core.testing.fakes import make_task
 from a2a_core.types import TaskState, TaskStatus

@@ -34,7 +34,7 @@ async def test_an_event_saved_but_never_published_is_a_hole_followers_notice(
     """
     import asyncio
 
-    from a2a_core.server.channel import EventsLost
+    from a2a_core.contracts.channel import EventsLost
     from a2a_core.stores.redis import RedisTaskStore
     from a2a_core.types import TaskState, TaskStatus, TaskStatusUpdateEvent
 

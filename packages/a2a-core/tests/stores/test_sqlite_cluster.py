@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from a2a_core.adapters import open_task_store
-from a2a_core.server.channel import channel_for
+from a2a_core.server.memory_channel import channel_for
 from a2a_core.stores import TaskStore
 from a2a_core.testing import ClusterConformance
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from a2a_core.adapters import open_task_store
-from a2a_core.server.builder import configure_service
-from a2a_core.server.channel import channel_for
+from a2a_core.compose.builder import configure_service
+from a2a_core.server.memory_channel import channel_for
 from a2a_core.testing.cluster_suite import GatedAgent
 from a2a_core.testing.otel import InMemoryTelemetry
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 from a2a_core.client import A2AClient
+from a2a_core.compose.serve import running_server
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
-from a2a_core.server.serve import running_server
 from a2a_core.testing.otel import InMemoryTelemetry as Otel
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind

@@ -11,8 +11,8 @@ import itertools
 import pytest
 from a2a_core import telemetry
 from a2a_core.client import A2AClient, RemoteAgentExecutor
+from a2a_core.compose.serve import running_server
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.testing.otel import InMemoryTelemetry as Otel
 from opentelemetry import baggage
 from opentelemetry import context as otel_context

@@ -25,7 +25,7 @@ import httpx
 import pytest
 import uvicorn
 from a2a_core.client import A2AClient
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 from a2a_core.testing.otel import InMemoryTelemetry
 from opentelemetry.trace import SpanKind
 

@@ -13,10 +13,10 @@ import httpx
 import pytest
 from a2a_core import telemetry
 from a2a_core.client import A2AClient
+from a2a_core.compose.serve import running_server
 from a2a_core.errors import TaskNotFoundError
 from a2a_core.server import RequestContext, TaskUpdater
 from a2a_core.server.executor import AgentExecutor
-from a2a_core.server.serve import running_server
 from a2a_core.testing.otel import InMemoryTelemetry as Otel
 from a2a_core.types import TaskState
 from opentelemetry.sdk.trace import ReadableSpan

@@ -13,8 +13,8 @@ import asyncio
 import pytest
 from a2a_core._builtins.echo import EchoAgent
 from a2a_core.adapters import open_task_store
+from a2a_core.compose.builder import configure_service
 from a2a_core.server import A2AService, AgentExecutor, RequestContext, TaskUpdater
-from a2a_core.server.builder import configure_service
 from a2a_core.stores import TaskStore
 from a2a_core.testing import (
     AdapterConformance,

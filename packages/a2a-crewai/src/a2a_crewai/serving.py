@@ -1,7 +1,7 @@
 """Serve a crew, agent or flow over HTTP: the one-call entry points.
 
 ``serve(crew)`` wraps it in a ``CrewAgent`` and runs the core's server
-(``a2a_core.server.serve``) until interrupted; ``serve_async`` does the same
+(``a2a_core.compose.serve``) until interrupted; ``serve_async`` does the same
 in a running event loop; ``running_server`` starts it in the background for
 tests, demos and embedding. Adapter options go to ``CrewAgent``, every other
 keyword to the core (``card``, ``public_url``, ``store_url``, auth...).
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from a2a_core.server.serve import RunningServer
+from a2a_core.compose.serve import RunningServer
 from a2a_core.types import AgentSkill
 
 from .executor import CrewAgent
@@ -74,9 +74,9 @@ def serve(
 
     ``max_parallel``, ``inputs_key``, ``per_task_artifacts``, ``stream``,
     ``max_feedback_rounds``, ``input_timeout``, ``max_paused`` and ``version`` configure the
-    ``CrewAgent``; other options go to ``a2a_core.server.serve``.
+    ``CrewAgent``; other options go to ``a2a_core.compose.serve``.
     """
-    from a2a_core.server.serve import serve as core_serve
+    from a2a_core.compose.serve import serve as core_serve
 
     adapter, rest = _split(dict(options))
     core_serve(
@@ -95,7 +95,7 @@ async def serve_async(
     **options: Any,
 ) -> None:
     """``serve`` in the running event loop (returns when cancelled)."""
-    from a2a_core.server.serve import serve_async as core_serve_async
+    from a2a_core.compose.serve import serve_async as core_serve_async
 
     adapter, rest = _split(dict(options))
     await core_serve_async(
@@ -114,7 +114,7 @@ def running_server(
     **options: Any,
 ) -> AbstractAsyncContextManager[RunningServer]:
     """Serve in the background (port 0: a free one) while the ``async with`` block runs."""
-    from a2a_core.server.serve import running_server as core_running_server
+    from a2a_core.compose.serve import running_server as core_running_server
 
     adapter, rest = _split(dict(options))
     return core_running_server(

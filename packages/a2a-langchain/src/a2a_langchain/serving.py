@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-import a2a_core.server.serve as core_serve
+import a2a_core.compose.serve as core_serve
 from a2a_core.adapters import ResolvedAgent
+from a2a_core.compose.serve import RunningServer
 from a2a_core.files import FilePolicy
-from a2a_core.server.serve import RunningServer
 from a2a_core.types import AgentSkill
 from langchain_core.runnables import Runnable, RunnableConfig
 
@@ -83,7 +83,7 @@ def serve(
 
     ``serve(chain, name="Helper", port=8000)``. The agent options are those of
     ``LangChainAgent`` (see it for each); ``server_options`` go to
-    ``a2a_core.server.serve.serve`` (``card``, ``store_url``, ``public_url``,
+    ``a2a_core.compose.serve.serve`` (``card``, ``store_url``, ``public_url``,
     auth...). A ready ``LangChainAgent`` takes server options only.
     """
     agent = agent_for(

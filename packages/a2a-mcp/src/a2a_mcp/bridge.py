@@ -244,7 +244,7 @@ class AgentBridge:
             return self.tools
 
         # Validated here, against a validator built once per tool: the SDK's own check
-        # builds one per call (about 8 ms, more than the rest of the bridge's work).
+        # builds one per call, which costs more than the rest of the bridge's work.
         @server.call_tool(validate_input=False)
         async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
             self._remember_session()

@@ -1,18 +1,21 @@
-"""Built-in plugin: the ``memory://`` task store (``memory://?max_tasks=N&max_bytes=B``)."""
+"""Built-in plugin: the ``memory://`` task store (``memory://?max_tasks=N&max_bytes=B``).
+
+It opens ``CompactMemoryTaskStore``; ``docs/stores.md`` says why it, not the reference
+``MemoryTaskStore``, is the default.
+"""
 
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
-from ..hookspecs import hookimpl
-from ..stores import MemoryTaskStore, TaskStore
-from ..stores.registry import TaskStoreRegistrar
+from ..hookspecs import TaskStoreRegistrar, hookimpl
+from ..stores import CompactMemoryTaskStore, TaskStore
 
 _OPTIONS = ("max_tasks", "max_bytes")
 
 
 def open_memory_store(url: str) -> TaskStore:
-    """A ``MemoryTaskStore``; options ``max_tasks`` and ``max_bytes`` (positive integers)."""
+    """A ``CompactMemoryTaskStore``; options ``max_tasks`` and ``max_bytes`` (positive integers)."""
     parts = urlsplit(url)
     if parts.netloc or parts.path not in ("", "/") or parts.fragment:
         raise ValueError("memory:// takes no host or path, only ?max_tasks=N&max_bytes=B")
@@ -30,7 +33,7 @@ def open_memory_store(url: str) -> TaskStore:
         if len(values) != 1 or not values[0].isdigit() or int(values[0]) <= 0:
             raise ValueError(f"{name} must be one positive integer, not {values!r}")
         options[name] = int(values[0])
-    return MemoryTaskStore(**options)
+    return CompactMemoryTaskStore(**options)
 
 
 @hookimpl

@@ -22,11 +22,10 @@ from __future__ import annotations
 import os
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-from ..hookspecs import hookimpl
+from ..hookspecs import TaskStoreRegistrar, hookimpl
 from ..stores import TaskStore
 from ..stores.postgres import PostgresTaskStore
 from ..stores.redis import RedisTaskStore
-from ..stores.registry import TaskStoreRegistrar
 from ..stores.sqlite import SqliteTaskStore
 
 __all__ = ["open_postgres_store", "open_redis_store", "open_sqlite_store"]

@@ -7,6 +7,7 @@ imported while telemetry is off.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Mapping
 from typing import Any
@@ -22,7 +23,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 
 from ..errors import A2AError
 from ..types import Message, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent
-from .metrics import Instruments
+from .metrics import Instruments, core_version
 
 __all__ = ["RPC_SERVICE", "ServerSpan", "Telemetry", "state_name"]
 
@@ -64,10 +65,8 @@ class Telemetry:
         baggage: bool = False,
         record_content: bool = False,
     ) -> None:
-        from .. import __version__
-
         self.tracer_provider = tracer_provider
-        self.tracer = trace.get_tracer("a2a_core", __version__, tracer_provider=tracer_provider)
+        self.tracer = trace.get_tracer("a2a_core", core_version(), tracer_provider=tracer_provider)
         propagators: list[TextMapPropagator] = [TraceContextTextMapPropagator()]
         if baggage:
             propagators.append(W3CBaggagePropagator())
@@ -125,16 +124,10 @@ class Telemetry:
         )
 
     def _with_trace(self, span: Span, options: Any) -> Any:
-        from ..client.transports.base import CallOptions
-
+        # ``options`` is the client's ``CallOptions`` (never None here): a copy carrying
+        # the trace headers, so a stream's position and a forwarded credential stay.
         headers = self.inject({}, trace.set_span_in_context(span))
-        if options is None:
-            return CallOptions(headers=headers)
-        return CallOptions(
-            headers={**(options.headers or {}), **headers},
-            timeout=options.timeout,
-            extensions=options.extensions,
-        )
+        return dataclasses.replace(options, headers={**(options.headers or {}), **headers})
 
     def _note_result(self, span: Span, result: Any) -> None:
         if isinstance(result, Task):

@@ -11,13 +11,21 @@ __all__ = ["Instruments"]
 _SECONDS_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
 
 
+def core_version() -> str:
+    """The installed a2a-adapters-core version, for the tracer's and meter's scope."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("a2a-adapters-core")
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
 class Instruments:
     """Counters, histograms and gauges of A2A serving and calling."""
 
     def __init__(self, meter_provider: Any) -> None:
-        from .. import __version__
-
-        meter = metrics.get_meter("a2a_core", __version__, meter_provider=meter_provider)
+        meter = metrics.get_meter("a2a_core", core_version(), meter_provider=meter_provider)
         hist: dict[str, Any] = {
             "unit": "s",
             "explicit_bucket_boundaries_advisory": _SECONDS_BUCKETS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..stores.base import (
+from ..contracts.task_store import (
     StoredTask,
     TaskPage,
     TaskQuery,

@@ -32,6 +32,7 @@ __all__ = [
     "ExitCode",
     "Session",
     "UsageError",
+    "add_client_options",
     "check_url",
     "connect",
     "connection_parser",
@@ -145,46 +146,7 @@ def connection_parser(*, choose_interface: bool = True) -> argparse.ArgumentPars
         default=os.environ.get(BEARER_ENV) or None,
         help=f"send 'Authorization: Bearer TOKEN' (default: ${BEARER_ENV})",
     )
-    group.add_argument(
-        "--client-id",
-        metavar="ID",
-        default=os.environ.get(CLIENT_ID_ENV) or None,
-        help=(
-            "get a token with the OAuth 2.0 client-credentials grant, from the token endpoint "
-            f"the card names or --token-url (default: ${CLIENT_ID_ENV})"
-        ),
-    )
-    group.add_argument(
-        "--client-secret",
-        metavar="SECRET",
-        default=os.environ.get(CLIENT_SECRET_ENV) or None,
-        help=f"with --client-id (default: ${CLIENT_SECRET_ENV}, which keeps it out of ps)",
-    )
-    group.add_argument(
-        "--token-url",
-        metavar="URL",
-        help="with --client-id: the token endpoint (default: the card's)",
-    )
-    group.add_argument(
-        "--scope",
-        action="append",
-        default=[],
-        metavar="SCOPE",
-        help="with --client-id: a scope to ask for (repeatable)",
-    )
-    group.add_argument(
-        "--cacert",
-        metavar="FILE",
-        help="trust agents whose certificates this CA bundle (PEM) issued (default: system CAs)",
-    )
-    group.add_argument(
-        "--cert",
-        metavar="FILE",
-        help="a client certificate (PEM) for agents that require mutual TLS",
-    )
-    group.add_argument(
-        "--key", metavar="FILE", help="with --cert: its private key (default: in --cert)"
-    )
+    add_client_options(group, "", CLIENT_ID_ENV, CLIENT_SECRET_ENV)
     group.add_argument(
         "--trusted-key",
         action="append",
@@ -219,6 +181,58 @@ def connection_parser(*, choose_interface: bool = True) -> argparse.ArgumentPars
         help="print A2A 1.0 JSON (one object per line) instead of readable text",
     )
     return parser
+
+
+def add_client_options(
+    group: argparse._ArgumentGroup,  # pyright: ignore[reportPrivateUsage]
+    prefix: str,
+    id_env: str,
+    secret_env: str,
+) -> None:
+    """``--[PREFIX]client-id`` ... ``--[PREFIX]key``: OAuth 2.0 client credentials and TLS
+    files of a client (``remote-`` for the gateway's own client; see ``tls_settings``)."""
+    group.add_argument(
+        f"--{prefix}client-id",
+        metavar="ID",
+        default=os.environ.get(id_env) or None,
+        help=(
+            "get a token with the OAuth 2.0 client-credentials grant, from the token endpoint "
+            f"the card names or --{prefix}token-url (default: ${id_env})"
+        ),
+    )
+    group.add_argument(
+        f"--{prefix}client-secret",
+        metavar="SECRET",
+        default=os.environ.get(secret_env) or None,
+        help=f"with --{prefix}client-id (default: ${secret_env}, which keeps it out of ps)",
+    )
+    group.add_argument(
+        f"--{prefix}token-url",
+        metavar="URL",
+        help=f"with --{prefix}client-id: the token endpoint (default: the card's)",
+    )
+    group.add_argument(
+        f"--{prefix}scope",
+        action="append",
+        default=[],
+        metavar="SCOPE",
+        help=f"with --{prefix}client-id: a scope to ask for (repeatable)",
+    )
+    group.add_argument(
+        f"--{prefix}cacert",
+        metavar="FILE",
+        help="trust agents whose certificates this CA bundle (PEM) issued (default: system CAs)",
+    )
+    group.add_argument(
+        f"--{prefix}cert",
+        metavar="FILE",
+        help="a client certificate (PEM) for agents that require mutual TLS",
+    )
+    group.add_argument(
+        f"--{prefix}key",
+        metavar="FILE",
+        help=f"with --{prefix}cert: its private key (default: in --{prefix}cert)",
+    )
 
 
 def _interface_options(group: argparse._ArgumentGroup) -> None:  # pyright: ignore[reportPrivateUsage]

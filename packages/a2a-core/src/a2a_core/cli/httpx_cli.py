@@ -4,8 +4,8 @@ Only the ``a2a`` command calls this, at its start: it owns its process, and a
 library must leave ``sys.meta_path`` alone (importing ``a2a_core.client`` does).
 
 ``import httpx`` ends with ``from ._main import main``: httpx's command-line
-tool, which imports click, and rich and pygments when installed (tens of ms,
-up to a third of the client's import). ``skip_httpx_cli`` adds an import
+tool, which imports click, and rich and pygments when installed (a large
+share of the client's import). ``skip_httpx_cli`` adds an import
 finder that answers that one import, made while httpx itself is being
 imported, with a stand-in. When httpx takes ``main`` from it, the stand-in
 steps aside (a later ``import httpx._main`` loads the real module) and hands

@@ -157,12 +157,6 @@ class Console:
             self._spinner_label = None
             self._clear_spinner()
 
-    def set_progress_label(self, label: str | None) -> None:
-        """Change (or with None hide) the spinner's label while ``progress`` runs."""
-        self._spinner_label = label
-        if label is None:
-            self._clear_spinner()
-
     async def _spin(self) -> None:
         import asyncio
 

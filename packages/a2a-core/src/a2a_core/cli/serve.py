@@ -20,7 +20,7 @@ from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, cast
 
 from ..bindings import bindings
-from .common import ExitCode, UsageError, check_url, parse_header
+from .common import ExitCode, UsageError, add_client_options, check_url, parse_header
 from .options import check_adapter_options, parse_option
 from .serveconfig import AgentSpec, agents_from_args, load_settings, track_explicit
 from .target import is_url, load_target
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
     from ..adapters import ResolvedAgent
     from ..client import RemoteAgentExecutor
+    from ..compose.serve import RunningServer
     from ..server.manager import ManagerConfig
-    from ..server.serve import RunningServer
     from ..server.tls import ServerTLS
     from ..signing import CardSigner
     from ..types import AgentCard, AgentInterface, AgentSkill
@@ -298,42 +298,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     remote = parser.add_argument_group(
         "gateway: how to call the remote agent (an http(s):// TARGET)"
     )
-    remote.add_argument(
-        "--remote-client-id",
-        metavar="ID",
-        default=os.environ.get(REMOTE_CLIENT_ID_ENV) or None,
-        help=(
-            "call the remote agent with an OAuth 2.0 client-credentials token (token endpoint "
-            f"from its card or --remote-token-url; default: ${REMOTE_CLIENT_ID_ENV})"
-        ),
-    )
-    remote.add_argument(
-        "--remote-client-secret",
-        metavar="SECRET",
-        default=os.environ.get(REMOTE_CLIENT_SECRET_ENV) or None,
-        help=f"with --remote-client-id (default: ${REMOTE_CLIENT_SECRET_ENV}, kept out of ps)",
-    )
-    remote.add_argument(
-        "--remote-token-url", metavar="URL", help="with --remote-client-id: the token endpoint"
-    )
-    remote.add_argument(
-        "--remote-scope",
-        action="append",
-        default=[],
-        metavar="SCOPE",
-        help="with --remote-client-id: a scope to ask for (repeatable)",
-    )
-    remote.add_argument(
-        "--remote-cacert", metavar="FILE", help="trust the remote agent's certificate from this CA"
-    )
-    remote.add_argument(
-        "--remote-cert",
-        metavar="FILE",
-        help="a client certificate (PEM) for a remote agent that requires mutual TLS",
-    )
-    remote.add_argument(
-        "--remote-key", metavar="FILE", help="with --remote-cert: its key (default: in the cert)"
-    )
+    add_client_options(remote, "remote-", REMOTE_CLIENT_ID_ENV, REMOTE_CLIENT_SECRET_ENV)
     behaviour.add_argument(
         "--passthrough",
         action="store_true",
@@ -466,7 +431,7 @@ def _free_port(host: str) -> int:
 def _interfaces(
     base: str, versions: Sequence[str], grpc_address: str | None = None
 ) -> list[AgentInterface]:
-    from ..server.serve import interfaces_for
+    from ..compose.serve import interfaces_for
 
     chosen = [
         i for i in interfaces_for(base, grpc_address=grpc_address) if i.protocol_version in versions
@@ -554,7 +519,7 @@ async def _resolve_local(
     agent: object, args: argparse.Namespace, options: Mapping[str, Any]
 ) -> ResolvedAgent:
     from ..adapters import resolve_agent
-    from ..server.service import ConfigurationError
+    from ..errors import ConfigurationError
 
     try:
         return resolve_agent(agent, options, adapter=args.adapter or None)
@@ -724,47 +689,42 @@ def _stop_signal(stack: AsyncExitStack) -> _StopSignal:
 
 async def run(args: argparse.Namespace) -> int:
     specs = _agents(args)
-    if len(specs) > 1 or specs[0].named:
-        return await _run_many(args, specs)
-    args.target = specs[0].target
-    return await _run_one(args)
-
-
-async def _run_one(args: argparse.Namespace) -> int:
-    gateway = is_url(args.target)
-    agent = None if gateway else load_target(args.target)  # first: a typo fails fast
+    many = len(specs) > 1 or specs[0].named
+    if many:
+        _refuse_per_agent_options(args)
+    # loaded before anything starts: a typo fails fast
+    loaded = [(spec, None if is_url(spec.target) else load_target(spec.target)) for spec in specs]
 
     from ..bindings import BindingUnavailableError
-    from ..server.serve import (
+    from ..compose.builder import HostedAgent
+    from ..compose.serve import (
         freeze_startup_objects,
         public_base_url,
         public_grpc_address,
         running_server,
     )
-    from ..server.service import ConfigurationError
+    from ..errors import ConfigurationError
+    from ..store_registry import redact_url
     from .render import Console, safe_text
 
     console = Console()
     options = _options(args)
+    shared: dict[str, Any] = {
+        k: v for k, v in options.items() if k not in ("name", "description", "version")
+    }
     config = _manager_config(args)
     tls = _server_tls(args)
-    scheme = "https" if tls is not None else "http"
     if args.public_url:
         check_url(args.public_url)
+    if many and not any(agent is None for _, agent in loaded):
+        _refuse_remote_options(args)
     _enable_telemetry(args)
     async with AsyncExitStack() as stack:
         stop = _stop_signal(stack)
-        adapter_options: dict[str, Any] = dict(args.option)
-        if gateway:
-            if adapter_options:
-                raise UsageError("-o sets adapter options; a gateway has no adapter")
-            resolved, _ = await _resolve_remote(args, stack)
-        else:
+        if not many and loaded[0][1] is not None:
             _refuse_remote_options(args)
-            resolved = await _resolve_local(agent, args, {**options, **adapter_options})
-            check_adapter_options(resolved, adapter_options)
         port: int = args.port or _free_port(args.host)
-        base = public_base_url(args.host, port, args.public_url, scheme=scheme)
+        base = public_base_url(args.host, port, args.public_url, scheme=_scheme(tls))
         versions: tuple[str, ...] = args.versions
         grpc_port: int | None = args.grpc_port
         grpc_address: str | None = None
@@ -775,14 +735,30 @@ async def _run_one(args: argparse.Namespace) -> int:
             grpc_address = public_grpc_address(
                 args.host, grpc_port, args.public_url, secure=tls is not None
             )
-        interfaces = _interfaces(base, versions, grpc_address)
+        agents: dict[str, HostedAgent] = {}
+        kinds: dict[str, str] = {}
+        titles: dict[str, str] = {}
+        for spec, agent in loaded:
+            mine = argparse.Namespace(**{**vars(args), **spec.settings, "target": spec.target})
+            agent_options = _options(mine) if many else options
+            resolved, kinds[spec.name] = await _resolve(
+                agent, mine, agent_options, stack, spec.name if many else None
+            )
+            interfaces = _interfaces(
+                f"{base}/{spec.name}" if many else base, versions, grpc_address
+            )
+            card = _card(resolved, agent_options, mine.skill, interfaces)
+            titles[spec.name] = card.name
+            agents[spec.name] = HostedAgent(resolved, card=card)
         signer = _card_signer(args)
-        card = _card(resolved, options, args.skill, interfaces)
+        served: Any = agents
+        if not many:
+            (only,) = agents.values()
+            served, shared = only.agent, {"card": only.card, **options}
         try:
             server = await stack.enter_async_context(
                 running_server(
-                    resolved,
-                    card=card,
+                    served,
                     host=args.host,
                     port=port,
                     public_url=args.public_url,
@@ -799,7 +775,7 @@ async def _run_one(args: argparse.Namespace) -> int:
                     playground=not args.no_playground,
                     card_signer=signer,
                     tls=tls,
-                    **options,
+                    **shared,
                 )
             )
         except BindingUnavailableError as exc:
@@ -809,45 +785,62 @@ async def _run_one(args: argparse.Namespace) -> int:
             hint = "; give another with --port (0 picks a free one)"
             raise UsageError(
                 f"cannot listen on {args.host}:{port}: {exc.strerror or exc}"
-                + (hint if exc.errno == errno.EADDRINUSE else "")
+                + (hint if exc.errno == errno.EADDRINUSE and not many else "")
             ) from None
         except (ConfigurationError, TypeError, ValueError, RuntimeError) as exc:
             raise UsageError(_first_line(exc), cause=exc) from None
         stop.server = server
-        freeze_startup_objects()  # a2a serve owns its process (see the function)
+        if not many:
+            freeze_startup_objects()  # a2a serve owns its process (see the function)
         if args.log_format != "text":
             from ..server.asgi.access import use_log_level
 
             use_log_level(args.log_level, args.log_format)
-        name = safe_text(server.service.card.name, single_line=True)
-        what = f"a gateway to {args.target}" if gateway else _kind(resolved)
-        console.line(f'Serving "{name}" ({what}) at {server.url}')
-        console.line(f"Agent card: {server.url}/.well-known/agent-card.json")
-        if not args.no_playground:
-            console.line(f"Playground: {server.url}/playground/")
-        if grpc_address:
-            console.line(f"gRPC: {grpc_address}")
-        console.line(f"Health: {server.url}/healthz (live), {server.url}/readyz (ready)")
-        from ..stores.registry import redact_url
-
+        url = server.url
+        if many:
+            console.line(f"Serving {len(agents)} agents at {url}")
+            for name in agents:
+                title = safe_text(titles[name], single_line=True)
+                console.line(f'  "{title}" ({kinds[name]}) at {url}/{name}')
+            first = next(iter(agents))
+            console.line(
+                f"Agent card: {url}/{first}/.well-known/agent-card.json (each below its URL)"
+            )
+            console.line(f"Catalog: {url}/.well-known/ai-catalog.json")
+            if not args.no_playground:
+                console.line(f"Playground: {url}/ (lists the agents)")
+        else:
+            (kind,) = kinds.values()
+            title = safe_text(server.service.card.name, single_line=True)
+            console.line(f'Serving "{title}" ({kind}) at {url}')
+            console.line(f"Agent card: {url}/.well-known/agent-card.json")
+            if not args.no_playground:
+                console.line(f"Playground: {url}/playground/")
+            if grpc_address:
+                console.line(f"gRPC: {grpc_address}")
+        console.line(f"Health: {url}/healthz (live), {url}/readyz (ready)")
         store = redact_url(args.store)
-        bindings = "JSON-RPC, HTTP+JSON and gRPC" if grpc_address else "JSON-RPC and HTTP+JSON"
-        details = [f"A2A {', '.join(versions)}", bindings, f"store {store}"]
+        if many:
+            details = [f"A2A {', '.join(versions)}", f"store {store} (shared)"]
+        else:
+            bindings = "JSON-RPC, HTTP+JSON and gRPC" if grpc_address else "JSON-RPC and HTTP+JSON"
+            details = [f"A2A {', '.join(versions)}", bindings, f"store {store}"]
         if args.push:
-            signed = " (signed)" if args.push_signing_secret else ""
+            signed = " (signed)" if args.push_signing_secret and not many else ""
             details.append(f"push notifications on{signed}")
         if options.get("bearer_tokens"):
             details.append(f"bearer auth ({len(options['bearer_tokens'])} token(s))")
         if options.get("oidc_issuer"):
             details.append(f"JWT auth from {options['oidc_issuer']}")
-        if tls is not None:
+        if tls is not None and not many:
             details.append(
                 f"mutual TLS (caller: certificate {tls.principal_field})" if tls.mutual else "TLS"
             )
         if signer is not None:
-            details.append(f"card signed ({signer.algorithm}, kid {signer.kid})")
+            what = "cards and catalog" if many else "card"
+            details.append(f"{what} signed ({signer.algorithm}, kid {signer.kid})")
         console.line(console.dim("; ".join(details)))
-        if args.public_url:
+        if args.public_url and not many:
             console.line(console.dim(f"Listening on {args.host}:{port}"))
         console.line("Press Ctrl-C to stop.")
         await stop.wait()
@@ -856,8 +849,8 @@ async def _run_one(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-async def _run_many(args: argparse.Namespace, specs: Sequence[AgentSpec]) -> int:
-    """Several agents in one process, each below /NAME, sharing the store, push and auth."""
+def _refuse_per_agent_options(args: argparse.Namespace) -> None:
+    """With several agents, the options that describe one agent are set per agent."""
     for dest in _PER_AGENT:
         value = getattr(args, dest)
         if value and value != args.serve_parser.get_default(dest):
@@ -868,112 +861,31 @@ async def _run_many(args: argparse.Namespace, specs: Sequence[AgentSpec]) -> int
             )
     if args.grpc_port is not None:
         raise UsageError("--grpc-port serves one agent; several agents are served over HTTP")
-    loaded = [(spec, None if is_url(spec.target) else load_target(spec.target)) for spec in specs]
 
-    from ..server.builder import HostedAgent
-    from ..server.serve import public_base_url, running_server
-    from ..server.service import ConfigurationError
-    from .render import Console, safe_text
 
-    console = Console()
-    shared = {
-        k: v for k, v in _options(args).items() if k not in ("name", "description", "version")
-    }
-    config = _manager_config(args)
-    tls = _server_tls(args)
-    scheme = "https" if tls is not None else "http"
-    if args.public_url:
-        check_url(args.public_url)
-    if not any(is_url(spec.target) for spec in specs):
-        _refuse_remote_options(args)
-    _enable_telemetry(args)
-    async with AsyncExitStack() as stack:
-        stop = _stop_signal(stack)
-        port: int = args.port or _free_port(args.host)
-        base = public_base_url(args.host, port, args.public_url, scheme=scheme)
-        agents: dict[str, HostedAgent] = {}
-        kinds: dict[str, str] = {}
-        titles: dict[str, str] = {}
-        for spec, agent in loaded:
-            mine = argparse.Namespace(**{**vars(args), **spec.settings, "target": spec.target})
-            options = _options(mine)
-            adapter_options: dict[str, Any] = dict(mine.option)
-            if agent is None:
-                if adapter_options:
-                    raise UsageError(f"{spec.name}: -o sets adapter options; a gateway has none")
-                resolved, _ = await _resolve_remote(mine, stack)
-                kinds[spec.name] = f"a gateway to {spec.target}"
-            else:
-                resolved = await _resolve_local(agent, mine, {**options, **adapter_options})
-                check_adapter_options(resolved, adapter_options)
-                kinds[spec.name] = _kind(resolved)
-            interfaces = _interfaces(f"{base}/{spec.name}", args.versions)
-            card = _card(resolved, options, mine.skill, interfaces)
-            titles[spec.name] = card.name
-            agents[spec.name] = HostedAgent(resolved, card=card)
-        signer = _card_signer(args)
-        try:
-            server = await stack.enter_async_context(
-                running_server(
-                    agents,
-                    host=args.host,
-                    port=port,
-                    public_url=args.public_url,
-                    log_level=args.log_level,
-                    push=bool(args.push),
-                    allow_private_push_targets=bool(args.allow_private_push_targets),
-                    push_signing_secret=_push_signing_secret(args),
-                    graceful_shutdown=3,
-                    store_url=args.store,
-                    config=config,
-                    strict_output_modes=bool(args.strict_output_modes),
-                    operation_scopes=_operation_scopes(args),
-                    playground=not args.no_playground,
-                    card_signer=signer,
-                    tls=tls,
-                    **shared,
-                )
-            )
-        except OSError as exc:
-            raise UsageError(
-                f"cannot listen on {args.host}:{port}: {exc.strerror or exc}"
-            ) from None
-        except (ConfigurationError, TypeError, ValueError, RuntimeError) as exc:
-            raise UsageError(_first_line(exc), cause=exc) from None
-        stop.server = server
-        if args.log_format != "text":
-            from ..server.asgi.access import use_log_level
+async def _resolve(
+    agent: object | None,
+    args: argparse.Namespace,
+    options: Mapping[str, Any],
+    stack: AsyncExitStack,
+    name: str | None,
+) -> tuple[ResolvedAgent, str]:
+    """One agent made servable (a gateway when ``agent`` is None), and its kind."""
+    adapter_options: dict[str, Any] = dict(args.option)
+    if agent is None:
+        if adapter_options:
+            if name is not None:
+                raise UsageError(f"{name}: -o sets adapter options; a gateway has none")
+            raise UsageError("-o sets adapter options; a gateway has no adapter")
+        resolved, _ = await _resolve_remote(args, stack)
+        return resolved, f"a gateway to {args.target}"
+    resolved = await _resolve_local(agent, args, {**options, **adapter_options})
+    check_adapter_options(resolved, adapter_options)
+    return resolved, _kind(resolved)
 
-            use_log_level(args.log_level, args.log_format)
-        console.line(f"Serving {len(agents)} agents at {server.url}")
-        for name in agents:
-            title = safe_text(titles[name], single_line=True)
-            console.line(f'  "{title}" ({kinds[name]}) at {server.url}/{name}')
-        first = next(iter(agents))
-        console.line(
-            f"Agent card: {server.url}/{first}/.well-known/agent-card.json (each below its URL)"
-        )
-        console.line(f"Catalog: {server.url}/.well-known/ai-catalog.json")
-        if not args.no_playground:
-            console.line(f"Playground: {server.url}/ (lists the agents)")
-        console.line(f"Health: {server.url}/healthz (live), {server.url}/readyz (ready)")
-        from ..stores.registry import redact_url
 
-        details = [f"A2A {', '.join(args.versions)}", f"store {redact_url(args.store)} (shared)"]
-        if args.push:
-            details.append("push notifications on")
-        if shared.get("bearer_tokens"):
-            details.append(f"bearer auth ({len(shared['bearer_tokens'])} token(s))")
-        if shared.get("oidc_issuer"):
-            details.append(f"JWT auth from {shared['oidc_issuer']}")
-        if signer is not None:
-            details.append(f"cards and catalog signed ({signer.algorithm}, kid {signer.kid})")
-        console.line(console.dim("; ".join(details)))
-        console.line("Press Ctrl-C to stop.")
-        await stop.wait()
-        console.line(f"Stopping{'…' if console.unicode else '...'} (Ctrl-C again: at once)")
-    console.line("Stopped.")
-    return ExitCode.OK
+def _scheme(tls: ServerTLS | None) -> str:
+    return "https" if tls is not None else "http"
 
 
 class _StopSignal:

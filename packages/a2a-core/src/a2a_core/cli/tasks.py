@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .common import ExitCode, UsageError, connect, connection_parser, exit_code_for, session_of
 
@@ -30,11 +30,22 @@ _STATES = (
 
 def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
     connection = connection_parser()
-    raw = argparse.RawDescriptionHelpFormatter
 
-    get = commands.add_parser(
+    def command(name: str, *, task: bool = True, **kwargs: Any) -> argparse.ArgumentParser:
+        """A command on one agent URL (and, with ``task``, one task id)."""
+        parser = commands.add_parser(
+            name,
+            parents=[connection],
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            **kwargs,
+        )
+        parser.add_argument("url", metavar="URL", help="the agent's URL")
+        if task:
+            parser.add_argument("task_id", metavar="TASK_ID")
+        return parser
+
+    get = command(
         "get",
-        parents=[connection],
         help="show a task: its state, artifacts and (with --history) messages",
         description="Show a task as the agent knows it now.",
         epilog=(
@@ -45,10 +56,7 @@ def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
             "  a2a get http://localhost:8000 TASK_ID --json | jq .status\n\n"
             "exit status: 0, or 1 when the task failed, was rejected or canceled."
         ),
-        formatter_class=raw,
     )
-    get.add_argument("url", metavar="URL", help="the agent's URL")
-    get.add_argument("task_id", metavar="TASK_ID")
     get.add_argument(
         "--history",
         nargs="?",
@@ -64,9 +72,8 @@ def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
     )
     get.set_defaults(run=run_get)
 
-    listing = commands.add_parser(
+    listing = command(
         "list",
-        parents=[connection],
         help="list tasks, newest first (A2A 1.0)",
         description="List the agent's tasks (yours, when the agent authenticates callers).",
         epilog=(
@@ -75,9 +82,8 @@ def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
             "  a2a list http://localhost:8000 --status working --page-size 20\n"
             "  a2a list http://localhost:8000 --context-id C --all --json"
         ),
-        formatter_class=raw,
+        task=False,
     )
-    listing.add_argument("url", metavar="URL", help="the agent's URL")
     listing.add_argument("--context-id", metavar="ID", help="only tasks of this conversation")
     listing.add_argument(
         "--status",
@@ -92,21 +98,16 @@ def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
     listing.add_argument("--all", action="store_true", help="follow every page")
     listing.set_defaults(run=run_list)
 
-    cancel = commands.add_parser(
+    cancel = command(
         "cancel",
-        parents=[connection],
         help="cancel a task",
         description="Ask the agent to cancel a task, and show the task afterwards.",
         epilog="examples:\n  a2a cancel http://localhost:8000 TASK_ID",
-        formatter_class=raw,
     )
-    cancel.add_argument("url", metavar="URL", help="the agent's URL")
-    cancel.add_argument("task_id", metavar="TASK_ID")
     cancel.set_defaults(run=run_cancel)
 
-    subscribe = commands.add_parser(
+    subscribe = command(
         "subscribe",
-        parents=[connection],
         help="follow a running task's events until it finishes or needs input",
         description=(
             "Follow a task: its current state first, then its updates as they happen, "
@@ -119,10 +120,7 @@ def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
             "  a2a subscribe http://localhost:8000 TASK_ID --json\n\n"
             "exit status: as for send (1 when the task failed, was rejected or canceled)."
         ),
-        formatter_class=raw,
     )
-    subscribe.add_argument("url", metavar="URL", help="the agent's URL")
-    subscribe.add_argument("task_id", metavar="TASK_ID")
     subscribe.add_argument(
         "--quiet", "-q", action="store_true", help="print only the task's content"
     )

@@ -22,8 +22,8 @@ import httpx
 from ..errors import InvalidAgentResponseError
 from ..wire._json import DecodeLimits
 from ._cardlocation import DEFAULT_CARD_LIMITS, CardLimits
-from .errors import A2AConnectionError, A2ATimeoutError
 from .transports._http import error_from_response, is_web_page, parse_json, read_bounded
+from .transports.errors import A2AConnectionError, A2ATimeoutError
 
 if TYPE_CHECKING:
     from ..signing import CardVerifier

@@ -18,14 +18,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self, cast
 
 import httpx
 from pydantic import BaseModel
 
 from .. import telemetry as _telemetry
-from ..bindings import TransportConfig, binding
+from ..bindings import binding
 from ..errors import InvalidAgentResponseError
 from ..types import (
     AgentCard,
@@ -61,7 +60,14 @@ from .oauth import ClientCredentials
 from .results import SendResult, TaskTracker, settles
 from .tls import ClientCert, TLSFiles, VerifySetting, client_ssl_context, tls_files
 from .transports._http import HttpSettings, new_http_client
-from .transports.base import CallOptions, ClientTransport, EventIterator, StreamPosition
+from .transports.base import (
+    CallOptions,
+    ClientTransport,
+    EventIterator,
+    StreamPosition,
+    TransportConfig,
+    TransportFactory,
+)
 
 if TYPE_CHECKING:
     from ..identity import Credential, Principal
@@ -146,12 +152,7 @@ class EventStream:
         await self._open()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
     def __aiter__(self) -> Self:
@@ -488,7 +489,9 @@ class A2AClient:
         hooks = _telemetry.active
         if hooks is None:
             return await self.transport.call(op, request, options)
-        return await hooks.client_call(self.transport, op, request, options, self.transport.call)
+        return await hooks.client_call(
+            self.transport, op, request, options or CallOptions(), self.transport.call
+        )
 
     async def _open_stream(
         self, op: Operation, request: BaseModel, options: CallOptions | None
@@ -497,7 +500,7 @@ class A2AClient:
         if hooks is None:
             return await self.transport.open_stream(op, request, options)
         return await hooks.client_stream(
-            self.transport, op, request, options, self.transport.open_stream
+            self.transport, op, request, options or CallOptions(), self.transport.open_stream
         )
 
     # -- sending --------------------------------------------------------------------
@@ -841,12 +844,7 @@ class A2AClient:
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
 
@@ -890,5 +888,5 @@ def _transport(
         raise NoCompatibleInterfaceError(
             f"No binding {interface.protocol_binding[:40]!r} is registered in a2a_core.bindings"
         )
-    factory = entry.transport_factory()
+    factory = cast(TransportFactory, entry.transport_factory())
     return factory(interface, TransportConfig(http, settings, dict(headers or {}), tls))

@@ -35,8 +35,8 @@ from ._cardlocation import (
     CardLimits,
     card_urls,
 )
-from .errors import A2AConnectionError, A2ATimeoutError
 from .transports._http import error_from_response, is_web_page, parse_json, read_bounded
+from .transports.errors import A2AConnectionError, A2ATimeoutError
 
 __all__ = [
     "CARD_PATH",

@@ -58,11 +58,11 @@ from ..types import (
 )
 from .bounded import BoundedMap
 from .client import A2AClient
-from .errors import A2AConnectionError
 from .files import DEFAULT_MAX_DOWNLOAD_BYTES
 from .loop import BackgroundLoop, CancelHook
 from .oauth import TokenError
 from .results import SendResult, TextDeltas
+from .transports.errors import A2AConnectionError
 from .untrusted import UNTRUSTED_LABEL, TextLimits, sanitize_card, sanitize_text
 
 __all__ = [

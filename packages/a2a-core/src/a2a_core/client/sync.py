@@ -13,8 +13,7 @@ synchronously, one event per step.
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator, Iterator, Sequence
-from types import TracebackType
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from ..types import (
@@ -63,12 +62,7 @@ class SyncEventStream:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def result(self) -> SendResult:
@@ -103,20 +97,18 @@ class SyncA2AClient:
     @classmethod
     def connect(cls, url: str | None = None, **kwargs: Any) -> SyncA2AClient:
         """Like ``A2AClient.connect`` (same keyword arguments)."""
-        runner = BackgroundLoop()
-        try:
-            client = runner.run(A2AClient.connect(url, **kwargs))
-        except BaseException:
-            runner.stop()
-            raise
-        return cls(client, runner)
+        return cls._started(lambda: A2AClient.connect(url, **kwargs))
 
     @classmethod
     def for_endpoint(cls, url: str, **kwargs: Any) -> SyncA2AClient:
         """Like ``A2AClient.for_endpoint``."""
+        return cls._started(lambda: _make_endpoint_client(url, kwargs))
+
+    @classmethod
+    def _started(cls, make: Callable[[], Coroutine[Any, Any, A2AClient]]) -> SyncA2AClient:
         runner = BackgroundLoop()
         try:
-            client = runner.run(_make_endpoint_client(url, kwargs))
+            client = runner.run(make())
         except BaseException:
             runner.stop()
             raise
@@ -239,12 +231,7 @@ class SyncA2AClient:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import ssl
-from dataclasses import dataclass
+
+from .transports.base import TLSFiles
 
 __all__ = ["ClientCert", "TLSFiles", "VerifySetting", "client_ssl_context", "tls_files"]
 
@@ -49,19 +50,6 @@ def client_ssl_context(
                 raise ValueError(f"client certificate file not found: {os.fspath(path)!r}")
         context.load_cert_chain(certfile, keyfile)
     return context
-
-
-@dataclass(frozen=True, slots=True)
-class TLSFiles:
-    """The PEM bytes of ``verify`` / ``cert`` given as files, for transports that cannot take
-    an ``ssl.SSLContext`` (gRPC): trusted roots, client certificate chain, its key."""
-
-    roots: bytes | None = None
-    cert: bytes | None = None
-    key: bytes | None = None
-
-    def __repr__(self) -> str:  # never the key
-        return f"TLSFiles(roots={self.roots is not None}, cert={self.cert is not None})"
 
 
 def _read(path: str | os.PathLike[str]) -> bytes:

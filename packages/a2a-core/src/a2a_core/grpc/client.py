@@ -35,12 +35,11 @@ from google.protobuf import json_format
 from google.protobuf.message import Message as ProtoMessage
 from pydantic import BaseModel
 
-from ..bindings import TransportConfig
-from ..client.errors import A2AConnectionError, A2ATimeoutError
 from ..client.oauth import ClientCredentials
 from ..client.transports._http import HttpSettings
 from ..client.transports._streams import peeked
-from ..client.transports.base import CallOptions, EventIterator
+from ..client.transports.base import CallOptions, EventIterator, TransportConfig
+from ..client.transports.errors import A2AConnectionError, A2ATimeoutError
 from ..errors import A2AError, AuthenticationRequiredError, InvalidAgentResponseError
 from ..types import AgentInterface
 from ..wire.operations import Operation

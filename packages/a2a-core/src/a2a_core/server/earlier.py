@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..stores import TaskQuery, TaskStore
+from ..contracts.task_store import TaskQuery, TaskStore
 from ..types import Message, Part, Role, Task, TaskState
 
 __all__ = ["EarlierTurns", "task_turns"]

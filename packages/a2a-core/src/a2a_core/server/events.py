@@ -43,6 +43,7 @@ from bisect import bisect_right
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator
 
+from ..contracts.channel import EventsLost
 from ..errors import ServerBusyError
 from ..types import StreamEvent, StreamResponse
 from ..types._json import event_json
@@ -54,10 +55,6 @@ NO_ID = -1
 
 Delivered = tuple[int, StreamEvent, bytes | None]
 """``(event id, event, its JSON)`` as a bus delivers it (no JSON: ``event_json`` has none)."""
-
-
-class EventsLost(Exception):
-    """Events after the requested id are no longer retained (or were never recorded)."""
 
 
 class Subscription:

@@ -38,11 +38,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeGuard
 
+from ..contracts.files import FileBackend, FileLimits, StoredFile
 from ..types import Message, Part, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
-from .file_backend import FileBackend, FileLimits, StoredFile
 
 if TYPE_CHECKING:
-    from ..stores.base import TaskStore
+    from ..contracts.task_store import TaskStore
 
 __all__ = ["FILES_PATH", "FileBackend", "FileLimits", "FileStore", "StoredFile", "valid_token"]
 

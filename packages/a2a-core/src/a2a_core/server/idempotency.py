@@ -21,8 +21,8 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from ..contracts.task_store import StoredTask, TaskStore
 from ..errors import ServerBusyError
-from ..stores import StoredTask, TaskStore
 from ..stores.cluster import SentMessages, send_key
 from ..types import Message, new_id
 

@@ -31,7 +31,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
-from ..stores import ConcurrentUpdateError, StoredTask, TaskStore
+from ..contracts.task_store import ConcurrentUpdateError, StoredTask, TaskStore
 from ..stores.cluster import Lease, TaskLeases
 from .task_state import IllegalTransitionError
 

@@ -33,6 +33,14 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from .. import telemetry as _telemetry
+from ..contracts.channel import TaskChannel
+from ..contracts.task_store import (
+    ConcurrentUpdateError,
+    StoredTask,
+    TaskStore,
+    numbers_creates,
+    saves_behind,
+)
 from ..errors import (
     A2AError,
     InternalError,
@@ -42,8 +50,6 @@ from ..errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from ..stores import ConcurrentUpdateError, StoredTask, TaskStore
-from ..stores.base import numbers_creates, saves_behind
 from ..stores.cluster import Lease, TaskLeases
 from ..types import (
     Message,
@@ -60,13 +66,13 @@ from ..types import (
 )
 from ..types._base import built, changed
 from .cancellation import CancellationToken, CancelledByClient
-from .channel import TaskChannel, channel_for
 from .context import ServerCallContext, owner_principal
 from .earlier import EarlierTurns
 from .events import NO_ID, EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext
 from .files import FileStore
 from .leases import LeaseKeeper, LeaseSettings, new_instance_id
+from .memory_channel import channel_for
 from .task_state import (
     REPEATS_KEY,
     IllegalTransitionError,

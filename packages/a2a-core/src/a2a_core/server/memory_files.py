@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .file_backend import FileBackend, FileLimits, StoredFile
+from ..contracts.files import FileBackend, FileLimits, StoredFile
 
 __all__ = ["MemoryFileBackend"]
 

@@ -37,7 +37,7 @@ from .head_limits import DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADER_COUNT
 if TYPE_CHECKING:
     import pluggy
 
-    from ..stores import TaskStore
+    from ..contracts.task_store import TaskStore
     from ..types import AgentCard
     from .events import EventBus
     from .files import FileStore

@@ -16,9 +16,11 @@ from typing import Any, cast
 from pydantic import BaseModel
 
 from ..card import with_default_skill
+from ..contracts.task_store import StoredTask, TaskQuery, TaskStore
 from ..errors import (
     A2AError,
     AuthenticationRequiredError,
+    ConfigurationError,
     ContentTypeNotSupportedError,
     ExtendedAgentCardNotConfiguredError,
     InternalError,
@@ -28,7 +30,7 @@ from ..errors import (
     UnsupportedOperationError,
 )
 from ..identity import Authenticator, Principal
-from ..stores import MemoryTaskStore, StoredTask, TaskQuery, TaskStore
+from ..stores.compact import CompactMemoryTaskStore
 from ..types import (
     AgentCard,
     CancelTaskRequest,
@@ -67,10 +69,6 @@ __all__ = ["A2AService", "CardProvider", "ConfigurationError"]
 logger = logging.getLogger("a2a_core.server")
 
 CardProvider = AgentCard | Callable[[Principal | None], AgentCard]
-
-
-class ConfigurationError(ValueError):
-    """The server was configured inconsistently (found at startup, never per request)."""
 
 
 class A2AService:
@@ -126,7 +124,7 @@ class A2AService:
             all_observers.append(push.on_event)
         self.manager = TaskManager(
             as_executor(agent),
-            store if store is not None else MemoryTaskStore(),
+            store if store is not None else CompactMemoryTaskStore(),
             bus,
             config,
             all_observers,

@@ -1,14 +1,13 @@
 """How many bytes a task's JSON takes, estimated without encoding it.
 
-The in-memory store charges each task in progress against its byte budget on every
-write. Encoding the task to learn its size cost more than the rest of the write (a
-small task: about a tenth of a whole blocking send), and the bytes were thrown
-away. The estimate adds up what the JSON is made of: the strings (their UTF-8
-length; a check for ASCII is free), base64 for raw bytes, a fixed allowance for
-keys and punctuation per object, and the encoded length of free-form values (data
-parts and metadata, rare, encoded only when present). It is within a small margin
-of the real length for ordinary tasks and never far below it: text escaped by JSON
-(control characters, quotes) is counted once, as the memory it holds.
+The in-memory stores charge each task against their byte budget on every write.
+Encoding the task to learn its size would cost more than the rest of the write, and
+the bytes would be thrown away. The estimate adds up what the JSON is made of: the
+strings (their UTF-8 length; a check for ASCII is free), base64 for raw bytes, a fixed
+allowance for keys and punctuation per object, and the encoded length of free-form
+values (data parts and metadata, rare, encoded only when present). It is within a
+small margin of the real length for ordinary tasks and never far below it: text
+escaped by JSON (control characters, quotes) is counted once, as the memory it holds.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""ListTasks' order for the memory store, kept between listings instead of sorted per call.
+"""ListTasks' order for the compact memory store, kept between listings instead of sorted per call.
 
-Sorting every stored task on every ListTasks call cost 12-19 ms at 10,000 tasks, with
-the event loop (every stream of the server) stopped meanwhile. The order is built by the
-first listing and kept from then on: a save that changes a task's status time appends
-the task's new place, so a page reads only its own tasks (and the places left stale).
+Sorting every stored task on every ListTasks call stops the event loop (every stream
+of the server) for as long as the sort takes, which grows with the store. The order is
+built by the first listing and kept from then on: a save that changes a task's status
+time appends the task's new place, so a page reads only its own tasks (and the places
+left stale).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from collections.abc import Mapping
 from operator import itemgetter
 from typing import Protocol
 
+from ..contracts.task_store import TaskPage, TaskQuery, decode_cursor, encode_cursor
 from ..types import Task, TaskState
-from .base import TaskPage, TaskQuery, decode_cursor, encode_cursor
 
 __all__ = ["StatusOrder"]
 
@@ -24,7 +25,7 @@ _SLACK = 256
 
 
 class Listed(Protocol):
-    """What the order reads of a stored task (the memory store's entry)."""
+    """What the order reads of a stored task (the compact store's entry)."""
 
     owner: str | None
     state: TaskState
@@ -36,7 +37,7 @@ class Listed(Protocol):
 
 
 def _key(task_id: str, entry: Listed) -> tuple[float, str]:
-    """``stores.base.sort_key`` from the entry's metadata: newest status first, then id."""
+    """``contracts.task_store.sort_key`` from the entry's metadata: newest status first, then id."""
     return (-(entry.ts or 0.0), task_id)
 
 

@@ -33,9 +33,7 @@ import asyncio
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidParamsError
-from ..types import Task
-from .base import (
+from ..contracts.task_store import (
     ConcurrentUpdateError,
     StoredTask,
     TaskPage,
@@ -44,6 +42,8 @@ from .base import (
     decode_cursor,
     sort_key,
 )
+from ..errors import InvalidParamsError
+from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
 from .postgres_channel import PostgresTaskChannel, channel_schema
 from .sql_list import list_statements, task_page

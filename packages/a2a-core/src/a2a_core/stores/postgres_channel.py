@@ -1,6 +1,6 @@
 """The ``postgresql://`` task channel: live events, replay, cancels and push configs in PostgreSQL.
 
-What ``PostgresTaskStore.event_channel()`` returns (see ``a2a_core.server.channel``
+What ``PostgresTaskStore.event_channel()`` returns (see ``a2a_core.contracts.channel``
 for the contract). Tables, in the store's schema (created with the task tables)::
 
     a2a_event_heads   task id -> last event id and kind, rows kept, last event time,
@@ -51,15 +51,16 @@ from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from ..errors import InvalidParamsError
-from ..server.channel import (
+from ..contracts.channel import (
     ChannelItem,
     ChannelListener,
     EventsLost,
     ListenerSet,
     TaskChannel,
 )
-from ..server.push.store import PushConfigEntry, PushConfigStore
+from ..contracts.push_configs import PushConfigEntry, PushConfigStore
+from ..contracts.task_store import ConcurrentUpdateError, StoredTask
+from ..errors import InvalidParamsError
 from ..types import (
     StreamEvent,
     Task,
@@ -67,7 +68,6 @@ from ..types import (
     TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
-from .base import ConcurrentUpdateError, StoredTask
 
 __all__ = ["PostgresPushConfigStore", "PostgresTaskChannel", "channel_schema"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ..server.file_backend import FileBackend, FileLimits, StoredFile
+from ..contracts.files import FileBackend, FileLimits, StoredFile
 
 if TYPE_CHECKING:
     from .postgres import PostgresTaskStore

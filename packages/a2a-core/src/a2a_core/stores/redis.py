@@ -48,8 +48,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from ..types import Task
-from .base import (
+from ..contracts.task_store import (
     ConcurrentUpdateError,
     StoredTask,
     TaskPage,
@@ -59,6 +58,7 @@ from .base import (
     encode_cursor,
     sort_key,
 )
+from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
 
 if TYPE_CHECKING:

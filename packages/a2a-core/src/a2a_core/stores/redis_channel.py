@@ -1,6 +1,6 @@
 """The ``redis://`` task channel: live events, replay, cancels and push configs in Redis.
 
-What ``RedisTaskStore.event_channel()`` returns (see ``a2a_core.server.channel``
+What ``RedisTaskStore.event_channel()`` returns (see ``a2a_core.contracts.channel``
 for the contract). Keys and channels, under the store's ``<prefix>``::
 
     <prefix>:events:<task id>   stream: one entry per event, id "<event id>-0"
@@ -53,15 +53,16 @@ from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from ..errors import InvalidParamsError
-from ..server.channel import (
+from ..contracts.channel import (
     ChannelItem,
     ChannelListener,
     EventsLost,
     ListenerSet,
     TaskChannel,
 )
-from ..server.push.store import PushConfigEntry, PushConfigStore
+from ..contracts.push_configs import PushConfigEntry, PushConfigStore
+from ..contracts.task_store import StoredTask
+from ..errors import InvalidParamsError
 from ..types import (
     StreamEvent,
     Task,
@@ -69,7 +70,6 @@ from ..types import (
     TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
-from .base import StoredTask
 
 __all__ = ["RedisPushConfigStore", "RedisTaskChannel"]
 

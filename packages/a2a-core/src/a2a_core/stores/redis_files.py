@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..server.file_backend import FileBackend, FileLimits, StoredFile
+from ..contracts.files import FileBackend, FileLimits, StoredFile
 
 if TYPE_CHECKING:
     from .redis import RedisTaskStore

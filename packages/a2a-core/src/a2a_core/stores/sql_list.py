@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..contracts.task_store import TaskPage, TaskQuery, decode_cursor, encode_cursor
 from ..types import Task
-from .base import TaskPage, TaskQuery, decode_cursor, encode_cursor
 
 __all__ = ["ListStatements", "list_statements", "task_page"]
 

@@ -20,8 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
-from ..types import Task
-from .base import (
+from ..contracts.task_store import (
     ConcurrentUpdateError,
     StoredTask,
     TaskPage,
@@ -29,6 +28,7 @@ from .base import (
     TaskStore,
     sort_key,
 )
+from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
 from .sql_list import list_statements, task_page
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from ..server.file_backend import FileBackend, FileLimits, StoredFile
+from ..contracts.files import FileBackend, FileLimits, StoredFile
 
 if TYPE_CHECKING:
     from .sqlite import SqliteTaskStore

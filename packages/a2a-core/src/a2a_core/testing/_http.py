@@ -11,8 +11,8 @@ import httpx
 import pluggy
 
 from ..client import A2AClient
+from ..compose.serve import interfaces_for, running_server
 from ..server.asgi.app import A2AApp, create_app
-from ..server.serve import interfaces_for, running_server
 from ..server.service import A2AService
 from .fakes import Scenario
 

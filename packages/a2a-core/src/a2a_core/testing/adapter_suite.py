@@ -33,6 +33,7 @@ import pytest
 from ..adapters import registered_adapters, resolve_agent
 from ..card import AgentCardBuilder
 from ..client import SendResult, TaskTracker, text_of
+from ..compose.builder import configure_service
 from ..hookspecs import PROJECT
 from ..plugins import (
     call_hook_impl,
@@ -41,7 +42,6 @@ from ..plugins import (
     get_plugin_manager,
     hook_impls,
 )
-from ..server.builder import configure_service
 from ..server.service import A2AService
 from ..types import (
     AgentCard,

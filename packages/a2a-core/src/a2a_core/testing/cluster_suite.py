@@ -4,7 +4,7 @@ Each test starts ``instances`` services (default 2) in this process, each
 behind a real HTTP server on 127.0.0.1 with its own store object on the
 shared backend, and drives them with our client over the wire. It checks
 what a deployment of several replicas relies on (see
-``a2a_core.server.channel``):
+``a2a_core.contracts.channel``):
 
 - a stream or subscribe on B follows a task running on A, in order, each
   event once, and ends when the task does;
@@ -46,12 +46,12 @@ import httpx
 import pytest
 
 from ..client import A2AClient, EventStream
+from ..compose.builder import configure_service
+from ..compose.serve import running_server
 from ..errors import TaskNotCancelableError
-from ..server.builder import configure_service
 from ..server.executor import AgentExecutor, RequestContext
 from ..server.manager import ManagerConfig
 from ..server.push import PushNotificationService
-from ..server.serve import running_server
 from ..server.service import A2AService
 from ..server.updater import TaskUpdater
 from ..stores import TaskStore

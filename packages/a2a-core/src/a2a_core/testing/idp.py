@@ -42,8 +42,8 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 if TYPE_CHECKING:
+    from ..compose.serve import RunningServer
     from ..server.executor import RequestContext
-    from ..server.serve import RunningServer
 
 __all__ = [
     "TOKEN_FAILURES",
@@ -445,7 +445,7 @@ async def protected_whoami(
     ``ClientCredentials`` without a ``token_url`` find it). ``server_options``
     go to ``running_server`` (``grpc_port=0``...).
     """
-    from ..server.serve import running_server
+    from ..compose.serve import running_server
 
     async with IdentityProvider(audience=audience) as idp:
         idp.add_client(client_id, client_secret, scopes=scopes)

@@ -11,7 +11,6 @@ disables telemetry and shuts both down.
 
 from __future__ import annotations
 
-from types import TracebackType
 from typing import Any, Self
 
 from opentelemetry.sdk.metrics import MeterProvider
@@ -43,12 +42,7 @@ class InMemoryTelemetry:
         )
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         telemetry.disable()
         self.tracer_provider.shutdown()
         self.meter_provider.shutdown()

@@ -365,7 +365,7 @@ class TaskStoreConformance(ConformanceSuite):
 
         Troubleshooting:
         - ``ValueError``/``binascii.Error`` escaping: catch decoding errors and raise
-          ``InvalidParamsError("Invalid page token")`` (``stores.base.decode_cursor``
+          ``InvalidParamsError("Invalid page token")`` (``contracts.task_store.decode_cursor``
           does this for the core's token format).
         """
         async with self.open_store() as store:

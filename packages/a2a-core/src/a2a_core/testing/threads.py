@@ -37,11 +37,11 @@ def served_in_thread(
 ) -> Generator[str]:
     """Serve ``agent`` with ``running(agent, **options)`` in a thread.
 
-    ``running`` defaults to ``a2a_core.server.serve.running_server``; an adapter's own
+    ``running`` defaults to ``a2a_core.compose.serve.running_server``; an adapter's own
     (``a2a_langchain.running_server``, which also takes the agent's options) works too.
     """
     if running is None:
-        from ..server.serve import running_server as running
+        from ..compose.serve import running_server as running
 
     ready = threading.Event()
     ports: list[int] = []

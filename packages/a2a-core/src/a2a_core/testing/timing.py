@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..client import A2AClient
-from ..server.serve import running_server
+from ..compose.serve import running_server
 from ..types import StreamEvent, Task, TaskArtifactUpdateEvent
 
 __all__ = ["SHARED_STORES", "Arrivals", "Produced", "chunk_arrivals", "shared_store"]

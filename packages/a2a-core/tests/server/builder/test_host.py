@@ -8,9 +8,9 @@ from __future__ import annotations
 import httpx
 import pytest
 from a2a_core import A2AClient, mount, running_server
+from a2a_core.compose.builder import HostedAgent
 from a2a_core.errors import TaskNotFoundError
 from a2a_core.server import RequestContext
-from a2a_core.server.builder import HostedAgent
 from a2a_core.server.context import owner_key
 from a2a_core.stores import MemoryTaskStore
 from asgi_server import serving

@@ -1,4 +1,4 @@
-"""MemoryTaskStore's kept ListTasks order lists exactly what sorting every task would.
+"""CompactMemoryTaskStore's kept ListTasks order lists exactly what sorting every task would.
 
 The order is built by the first listing and then kept up to date by the writes, so
 the tests interleave writes and listings: a seeded random history (ties in time,
@@ -13,8 +13,8 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from a2a_core.stores import MemoryTaskStore, TaskPage, TaskQuery
-from a2a_core.stores.base import sort_key
+from a2a_core.contracts.task_store import sort_key
+from a2a_core.stores import CompactMemoryTaskStore, TaskPage, TaskQuery
 from a2a_core.testing.fakes import make_task
 from a2a_core.types import Task, TaskState, TaskStatus
 
@@ -40,7 +40,9 @@ QUERIES = [
 ]
 
 
-async def _expected(store: MemoryTaskStore, ids: set[str], query: TaskQuery, owner: str | None):
+async def _expected(
+    store: CompactMemoryTaskStore, ids: set[str], query: TaskQuery, owner: str | None
+):
     """Every page of the listing, computed by sorting what ``get`` returns."""
     tasks: list[Task] = []
     for task_id in ids:
@@ -62,7 +64,9 @@ async def _expected(store: MemoryTaskStore, ids: set[str], query: TaskQuery, own
     return [matching[i : i + size] for i in range(0, len(matching), size)] or [[]], len(matching)
 
 
-async def _walk(store: MemoryTaskStore, query: TaskQuery, owner: str | None) -> list[TaskPage]:
+async def _walk(
+    store: CompactMemoryTaskStore, query: TaskQuery, owner: str | None
+) -> list[TaskPage]:
     pages: list[TaskPage] = []
     token: str | None = None
     while len(pages) < 200:
@@ -83,7 +87,7 @@ async def _walk(store: MemoryTaskStore, query: TaskQuery, owner: str | None) -> 
     raise AssertionError("the pages never ended")
 
 
-async def _check(store: MemoryTaskStore, ids: set[str]) -> None:
+async def _check(store: CompactMemoryTaskStore, ids: set[str]) -> None:
     for owner in OWNERS:
         for query in QUERIES:
             want_pages, want_total = await _expected(store, ids, query, owner)
@@ -98,7 +102,7 @@ async def _check(store: MemoryTaskStore, ids: set[str]) -> None:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 async def test_listings_between_writes_match_a_full_sort(seed: int) -> None:
     rng = random.Random(seed)
-    store = MemoryTaskStore(max_tasks=60)  # past it, finished tasks are evicted
+    store = CompactMemoryTaskStore(max_tasks=60)  # past it, finished tasks are evicted
     ids: set[str] = set()
     versions: dict[str, tuple[str | None, int]] = {}
     await store.list(TaskQuery(), None)  # the order is kept from the first listing on
@@ -140,7 +144,7 @@ async def test_listings_between_writes_match_a_full_sort(seed: int) -> None:
 async def test_saves_of_the_same_tasks_keep_the_order_bounded() -> None:
     """Each new status time adds a place; stale places are dropped as they pile up, so a
     store listed once and then written forever does not grow."""
-    store = MemoryTaskStore()
+    store = CompactMemoryTaskStore()
     for n in range(10):
         await store.create(make_task(f"t{n}", timestamp=BASE), None)
     await store.list(TaskQuery(), None)
@@ -159,6 +163,6 @@ async def test_saves_of_the_same_tasks_keep_the_order_bounded() -> None:
 
 
 async def test_a_store_never_listed_keeps_no_order() -> None:
-    store = MemoryTaskStore()
+    store = CompactMemoryTaskStore()
     await store.create(make_task("t"), None)
     assert store._order is None  # pyright: ignore[reportPrivateUsage]

@@ -1,4 +1,8 @@
-"""MemoryTaskStore: optimistic versions, owner scoping, bounded by evicting old terminal tasks."""
+"""The in-memory stores: optimistic versions, owner scoping, bounded by evicting old terminal tasks.
+
+The contract's tests run on both the reference ``MemoryTaskStore`` and the
+``CompactMemoryTaskStore`` ``memory://`` opens; packs and charges are the compact one's.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,20 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from a2a_core.errors import ServerBusyError
-from a2a_core.stores import ConcurrentUpdateError, MemoryTaskStore, TaskQuery
+from a2a_core.stores import (
+    CompactMemoryTaskStore,
+    ConcurrentUpdateError,
+    MemoryTaskStore,
+    TaskQuery,
+)
 from a2a_core.types import Task, TaskState, TaskStatus
 from hypothesis import given
 from hypothesis import strategies as st
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+StoreClass = type[MemoryTaskStore] | type[CompactMemoryTaskStore]
+both_stores = pytest.mark.parametrize("store_class", [MemoryTaskStore, CompactMemoryTaskStore])
 
 
 def task(task_id: str, state: TaskState = TaskState.WORKING, seconds: int = 0) -> Task:
@@ -20,8 +32,9 @@ def task(task_id: str, state: TaskState = TaskState.WORKING, seconds: int = 0) -
     return Task(id=task_id, context_id="ctx", status=status)
 
 
-async def test_versions_are_optimistic() -> None:
-    store = MemoryTaskStore()
+@both_stores
+async def test_versions_are_optimistic(store_class: StoreClass) -> None:
+    store = store_class()
     created = await store.create(task("t"), None)
     assert created.version == 1
     saved = await store.save(task("t", TaskState.COMPLETED), None, 1)
@@ -38,8 +51,9 @@ async def test_versions_are_optimistic() -> None:
         await store.save(task("never-created"), None, 1)
 
 
-async def test_concurrent_writers_exactly_one_wins() -> None:
-    store = MemoryTaskStore()
+@both_stores
+async def test_concurrent_writers_exactly_one_wins(store_class: StoreClass) -> None:
+    store = store_class()
     await store.create(task("t"), None)
 
     async def write(state: TaskState) -> bool:
@@ -56,8 +70,9 @@ async def test_concurrent_writers_exactly_one_wins() -> None:
     assert sorted(results) == [False, True]
 
 
-async def test_every_operation_is_owner_scoped() -> None:
-    store = MemoryTaskStore()
+@both_stores
+async def test_every_operation_is_owner_scoped(store_class: StoreClass) -> None:
+    store = store_class()
     await store.create(task("a"), "alice")
     await store.create(task("n"), None)
     assert await store.get("a", "bob") is None
@@ -72,13 +87,15 @@ async def test_every_operation_is_owner_scoped() -> None:
     assert await store.get("a", "alice") is None
 
 
-def test_max_tasks_must_be_positive() -> None:
+@both_stores
+def test_max_tasks_must_be_positive(store_class: StoreClass) -> None:
     with pytest.raises(ValueError, match="max_tasks"):
-        MemoryTaskStore(max_tasks=0)
+        store_class(max_tasks=0)
 
 
-async def test_old_terminal_tasks_are_evicted_never_active_ones() -> None:
-    store = MemoryTaskStore(max_tasks=3)
+@both_stores
+async def test_old_terminal_tasks_are_evicted_never_active_ones(store_class: StoreClass) -> None:
+    store = store_class(max_tasks=3)
     await store.create(task("done-old", TaskState.COMPLETED), None)
     await store.create(task("working"), None)
     await store.create(task("paused", TaskState.INPUT_REQUIRED), None)
@@ -96,8 +113,9 @@ async def test_old_terminal_tasks_are_evicted_never_active_ones() -> None:
     assert len(store) == 4
 
 
-async def test_eviction_prefers_the_least_recently_updated() -> None:
-    store = MemoryTaskStore(max_tasks=2)
+@both_stores
+async def test_eviction_prefers_the_least_recently_updated(store_class: StoreClass) -> None:
+    store = store_class(max_tasks=2)
     first = await store.create(task("first"), None)
     await store.create(task("second"), None)
     await store.save(task("first", TaskState.COMPLETED), None, first.version)  # now most recent
@@ -112,7 +130,7 @@ async def test_eviction_prefers_the_least_recently_updated() -> None:
 async def test_eviction_walks_past_tasks_in_progress_once() -> None:
     """Live tasks ahead of the finished ones are skipped, then left behind: the next
     eviction starts at the finished ones, still oldest first."""
-    store = MemoryTaskStore(max_tasks=6)
+    store = CompactMemoryTaskStore(max_tasks=6)
     for i in range(4):
         await store.create(task(f"live-{i}"), None)
     for name in ("done-a", "done-b", "done-c"):
@@ -125,7 +143,7 @@ async def test_eviction_walks_past_tasks_in_progress_once() -> None:
     for name in ("done-c", "done-d", "live-0", "live-3"):
         assert await store.get(name, None) is not None
     # Only live tasks past the bound: nothing to evict, the store grows.
-    crowded = MemoryTaskStore(max_tasks=2)
+    crowded = CompactMemoryTaskStore(max_tasks=2)
     for i in range(5):
         await crowded.create(task(f"w-{i}"), None)
     assert len(crowded) == 5
@@ -134,13 +152,16 @@ async def test_eviction_walks_past_tasks_in_progress_once() -> None:
     assert len(crowded) == 5
 
 
+@both_stores
 @given(
     offsets=st.lists(st.integers(min_value=0, max_value=5), min_size=0, max_size=25),
     page_size=st.integers(min_value=1, max_value=7),
 )
-def test_pagination_walks_every_task_once_newest_first(offsets: list[int], page_size: int) -> None:
+def test_pagination_walks_every_task_once_newest_first(
+    store_class: StoreClass, offsets: list[int], page_size: int
+) -> None:
     async def walk() -> tuple[list[str], list[str]]:
-        store = MemoryTaskStore()
+        store = store_class()
         for i, offset in enumerate(offsets):  # many equal timestamps: ties break by id
             await store.create(task(f"t{i:02d}", seconds=offset), None)
         seen: list[str] = []
@@ -198,7 +219,7 @@ def echo_task(i: int, state: TaskState = TaskState.COMPLETED) -> Task:
     )
 
 
-def charged(store: MemoryTaskStore) -> int:
+def charged(store: CompactMemoryTaskStore) -> int:
     return sum(e.size for e in store._tasks.values())  # pyright: ignore[reportPrivateUsage]
 
 
@@ -207,10 +228,10 @@ async def test_finished_tasks_are_deflated_together_in_packs_and_read_back_whole
     a third of the bytes of each deflated alone, for one compressor set-up."""
     import zlib
 
-    from a2a_core.stores.memory import _Pack  # pyright: ignore[reportPrivateUsage]
+    from a2a_core.stores.compact import _Pack  # pyright: ignore[reportPrivateUsage]
     from a2a_core.wire import dumps
 
-    store = MemoryTaskStore()
+    store = CompactMemoryTaskStore()
     tasks = [echo_task(i) for i in range(70)]
     for t in tasks:
         await store.create(t, None)
@@ -233,7 +254,7 @@ async def test_finished_tasks_are_deflated_together_in_packs_and_read_back_whole
 
 
 async def test_a_pack_deflated_after_some_of_its_tasks_went_charges_only_those_left() -> None:
-    store = MemoryTaskStore()
+    store = CompactMemoryTaskStore()
     for i in range(20):
         await store.create(echo_task(i), None)
     for i in range(0, 20, 3):
@@ -252,9 +273,9 @@ async def test_a_pack_deflated_after_some_of_its_tasks_went_charges_only_those_l
 
 
 async def test_a_task_that_finishes_joins_a_pack_and_a_large_one_gets_its_own() -> None:
-    from a2a_core.stores.memory import _Pack  # pyright: ignore[reportPrivateUsage]
+    from a2a_core.stores.compact import _Pack  # pyright: ignore[reportPrivateUsage]
 
-    store = MemoryTaskStore()
+    store = CompactMemoryTaskStore()
     await store.create(echo_task(1, TaskState.WORKING), None)
     await store.save(echo_task(1), None, 1)
     big = big_task("big", TaskState.COMPLETED, size=40_000)
@@ -274,8 +295,9 @@ async def test_a_task_that_finishes_joins_a_pack_and_a_large_one_gets_its_own() 
         assert stored.version == (1 if t is big else 2)
 
 
-async def test_finished_tasks_are_evicted_to_stay_within_max_bytes() -> None:
-    store = MemoryTaskStore(max_bytes=1_000_000)
+@both_stores
+async def test_finished_tasks_are_evicted_to_stay_within_max_bytes(store_class: StoreClass) -> None:
+    store = store_class(max_bytes=1_000_000)
     for i in range(30):  # ~100 KB each, incompressible: 3 MB offered
         await store.create(big_task(f"done-{i}", TaskState.COMPLETED), None)
         assert store.stored_bytes <= store.max_bytes
@@ -285,7 +307,7 @@ async def test_finished_tasks_are_evicted_to_stay_within_max_bytes() -> None:
 
 
 async def test_live_tasks_holding_the_budget_refuse_new_work_retryably() -> None:
-    store = MemoryTaskStore(max_bytes=1_000_000)
+    store = CompactMemoryTaskStore(max_bytes=1_000_000)
     await store.create(big_task("done", TaskState.COMPLETED), None)
     live = 0
     refused: ServerBusyError | None = None
@@ -316,8 +338,9 @@ async def test_live_tasks_holding_the_budget_refuse_new_work_retryably() -> None
     assert store.stored_bytes < before
 
 
-async def test_accounting_returns_to_zero() -> None:
-    store = MemoryTaskStore(max_bytes=10_000_000)
+@both_stores
+async def test_accounting_returns_to_zero(store_class: StoreClass) -> None:
+    store = store_class(max_bytes=10_000_000)
     created = await store.create(big_task("t"), None)
     saved = await store.save(big_task("t", TaskState.INPUT_REQUIRED), None, created.version)
     await store.save(big_task("t", TaskState.COMPLETED), None, saved.version)
@@ -326,6 +349,7 @@ async def test_accounting_returns_to_zero() -> None:
     assert store.stored_bytes == 0
 
 
-def test_max_bytes_must_be_positive() -> None:
+@both_stores
+def test_max_bytes_must_be_positive(store_class: StoreClass) -> None:
     with pytest.raises(ValueError, match="max_bytes"):
-        MemoryTaskStore(max_bytes=0)
+        store_class(max_bytes=0)

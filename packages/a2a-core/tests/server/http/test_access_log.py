@@ -13,7 +13,7 @@ import re
 
 import httpx
 import pytest
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 from a2a_http_support import V10, echo, make_card, parse_sse, rpc, v10_message
 
 pytestmark = pytest.mark.timeout(60)

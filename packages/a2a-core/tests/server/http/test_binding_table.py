@@ -18,20 +18,23 @@ import pytest
 from a2a_core import AgentInterface
 from a2a_core.bindings import (
     Binding,
-    TransportConfig,
     bindings,
     register_binding,
     unregister_binding,
 )
 from a2a_core.client import A2AClient
-from a2a_core.client.transports.base import CallOptions, EventIterator
-from a2a_core.errors import A2AError, UnsupportedOperationError, error_class_for_code
+from a2a_core.client.transports.base import CallOptions, EventIterator, TransportConfig
+from a2a_core.compose.serve import running_server
+from a2a_core.errors import (
+    A2AError,
+    ConfigurationError,
+    UnsupportedOperationError,
+    error_class_for_code,
+)
 from a2a_core.server.asgi import Route, RouteContext, create_app, published_interfaces
 from a2a_core.server.asgi.http import Receive, Scope, Send, header_map, read_body, send_bytes
 from a2a_core.server.context import ServerCallContext
 from a2a_core.server.options import AppOptions
-from a2a_core.server.serve import running_server
-from a2a_core.server.service import ConfigurationError
 from a2a_core.wire import V10Codec, dumps, loads
 from a2a_core.wire.operations import Operation
 from pydantic import BaseModel
@@ -196,7 +199,7 @@ def test_two_bindings_on_one_path_are_refused(ops_binding: Binding) -> None:
 
 
 def _service() -> Any:
-    from a2a_core.server.builder import build_service
+    from a2a_core.compose.builder import build_service
     from a2a_core.server.options import parse_options
 
     return build_service(echo, options=parse_options({"name": "Echo"}))

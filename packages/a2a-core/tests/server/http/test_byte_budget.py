@@ -9,8 +9,8 @@ import httpx
 import pytest
 from a2a_core import A2AClient, ServerBusyError
 from a2a_core._builtins.memory_store import open_memory_store
-from a2a_core.server.serve import running_server
-from a2a_core.stores import MemoryTaskStore
+from a2a_core.compose.serve import running_server
+from a2a_core.stores import CompactMemoryTaskStore
 from a2a_http_support import V10, WaitingAgent, make_card
 
 pytestmark = pytest.mark.timeout(60)
@@ -29,7 +29,7 @@ async def test_live_tasks_holding_the_budget_get_a_retryable_capacity_error() ->
     agent = WaitingAgent()  # every task stays in progress until released
     store_url = "memory://?max_bytes=4000000"
     async with running_server(agent, card=make_card(), store_url=store_url) as srv:
-        assert isinstance(srv.service.store, MemoryTaskStore)
+        assert isinstance(srv.service.store, CompactMemoryTaskStore)
         async with httpx.AsyncClient(base_url=srv.url, timeout=30) as http:
             statuses: list[int] = []
             for i in range(12):  # ~1 MB each, charged twice while live: 24 MB offered
@@ -61,7 +61,7 @@ async def test_live_tasks_holding_the_budget_get_a_retryable_capacity_error() ->
 
 def test_memory_url_options() -> None:
     store = open_memory_store("memory://?max_bytes=1234&max_tasks=5")
-    assert isinstance(store, MemoryTaskStore)
+    assert isinstance(store, CompactMemoryTaskStore)
     assert (store.max_bytes, store.max_tasks) == (1234, 5)
     with pytest.raises(ValueError, match="max_bytes"):
         open_memory_store("memory://?max_bytes=0")

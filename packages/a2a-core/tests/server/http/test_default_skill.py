@@ -7,9 +7,9 @@ from typing import Any
 import httpx
 import pytest
 from a2a_core.card import default_skill, with_default_skill
+from a2a_core.compose.serve import running_server
 from a2a_core.server import A2AService, AgentExecutor, RequestContext, TaskUpdater
 from a2a_core.server.asgi import create_app
-from a2a_core.server.serve import running_server
 from a2a_core.types import AgentCard, AgentSkill
 from a2a_http_support import make_card
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 from a2a_core.types import AgentCapabilities
 from a2a_core.wire._v03_downgrade import V1_KEY
 from a2a_http_support import V10, echo, make_card

@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 import uvicorn
+from a2a_core.compose.serve import running_server
 from a2a_core.server import A2AService
 from a2a_core.server.asgi import create_app
 from a2a_core.server.head_limits import head_too_large
-from a2a_core.server.serve import running_server
 from a2a_http_support import echo, make_card
 
 pytestmark = pytest.mark.timeout(60)

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from a2a_core.server.serve import running_server
+from a2a_core.compose.serve import running_server
 from a2a_core.stores import MemoryTaskStore
 from a2a_core.testing.otel import InMemoryTelemetry
 from a2a_http_support import echo, make_card

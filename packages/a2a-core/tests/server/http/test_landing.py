@@ -14,9 +14,9 @@ import html
 import httpx
 import pytest
 from a2a_core import AgentCardBuilder
+from a2a_core.compose.serve import running_server
 from a2a_core.server import A2AService
 from a2a_core.server.asgi import create_app
-from a2a_core.server.serve import running_server
 from a2a_http_support import V10, echo, make_card, rpc, v10_message
 
 pytestmark = pytest.mark.timeout(60)

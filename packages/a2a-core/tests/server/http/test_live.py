@@ -16,9 +16,9 @@ import httpx
 import pytest
 from a2a_core import AgentCardBuilder
 from a2a_core.client import A2AClient
+from a2a_core.compose.serve import interfaces_for, public_base_url, running_server
 from a2a_core.server import A2AService, AgentExecutor, RequestContext, TaskUpdater
 from a2a_core.server.asgi import create_app
-from a2a_core.server.serve import interfaces_for, public_base_url, running_server
 from a2a_core.types import Task, TaskState, TaskStatusUpdateEvent
 from a2a_http_support import V10, WaitingAgent, echo, make_card, rpc, v10_message
 

@@ -16,8 +16,8 @@ import uuid
 from typing import Any
 
 import httpx
+from a2a_core.compose.serve import running_server
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_http_support import parse_sse
 
 

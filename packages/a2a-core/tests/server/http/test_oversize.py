@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from a2a_core import A2AClient, PayloadTooLargeError
+from a2a_core.compose.serve import running_server
 from a2a_core.server.asgi.http import drain_body
-from a2a_core.server.serve import running_server
 from a2a_http_support import V10, echo, make_card
 
 pytestmark = pytest.mark.timeout(120)

@@ -22,8 +22,8 @@ from typing import Any
 import httpx
 import pytest
 from a2a_core.client import A2AClient
+from a2a_core.compose.serve import running_server
 from a2a_core.server import ManagerConfig, RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.testing.peers import (
     adk_request,
     adk_session_texts,

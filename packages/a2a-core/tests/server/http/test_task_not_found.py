@@ -14,8 +14,8 @@ import httpx
 import pytest
 from a2a_core import TaskNotFoundError
 from a2a_core.client import A2AClient
+from a2a_core.compose.serve import running_server
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_http_support import V10, rpc
 
 GONE = "no-such-task-42"

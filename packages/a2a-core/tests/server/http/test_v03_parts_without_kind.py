@@ -7,8 +7,8 @@ part with an unknown ``type`` (the conformance kit's check) is still refused.
 from __future__ import annotations
 
 import httpx
+from a2a_core.compose.serve import running_server
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_http_support import rpc
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import httpx
 import pytest
+from a2a_core.compose.serve import running_server
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
 from a2a_core.types import Part
 from a2a_http_support import V10, parse_sse, rpc, v03_message, v03_rest_message, v10_message
 

@@ -13,8 +13,8 @@ import asyncio
 import pytest
 from _push_support import Receiver, eventually, webhook_server
 from a2a_core.client import A2AClient
+from a2a_core.compose.serve import running_server
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
-from a2a_core.server.serve import running_server
 from a2a_core.testing.otel import InMemoryTelemetry
 from a2a_core.types import TaskPushNotificationConfig
 from opentelemetry.trace import SpanKind

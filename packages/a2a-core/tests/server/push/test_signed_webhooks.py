@@ -22,9 +22,9 @@ import pytest
 import uvicorn
 from _push_support import eventually
 from a2a_core.client import A2AClient
+from a2a_core.compose.serve import running_server
+from a2a_core.errors import ConfigurationError
 from a2a_core.server import RequestContext
-from a2a_core.server.serve import running_server
-from a2a_core.server.service import ConfigurationError
 from a2a_core.types import TaskPushNotificationConfig
 from a2a_core.webhooks import (
     ID_HEADER,

@@ -31,9 +31,9 @@ from ...errors import (
 from ...wire._json import DEFAULT_LIMITS, DecodeLimits, loads, may_overflow
 from ...wire.errors_wire import decode_rest_error
 from ...wire.operations import Operation
-from ..errors import A2AConnectionError, A2ATimeoutError
 from ._early import answer_early, drop_idle
 from .base import CallOptions, StreamPosition
+from .errors import A2AConnectionError, A2ATimeoutError
 
 __all__ = [
     "IDLE_SECONDS",
@@ -151,11 +151,6 @@ def request_extensions(
     if options is not None and options.credential is not None:
         extensions[FORWARDED] = True
     return extensions
-
-
-def timeout_for(settings: HttpSettings, options: CallOptions | None, stream: bool) -> httpx.Timeout:
-    """The httpx timeout of one call: the call's own, else the transport's."""
-    return _timeout(_seconds(settings, options, stream), settings.connect_timeout)
 
 
 def _seconds(settings: HttpSettings, options: CallOptions | None, stream: bool) -> float | None:
@@ -338,7 +333,7 @@ async def sse_values(
 
     ``position`` gets each event's ``id`` as the event is handed on.
     """
-    from ..sse import SSEParser  # here: a client that never streams never loads it
+    from ._sse import SSEParser  # here: a client that never streams never loads it
 
     parser = SSEParser(limits.max_bytes)
     try:

@@ -10,8 +10,8 @@ errors at one place whatever the transport.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
@@ -20,9 +20,21 @@ from ...types import StreamEvent
 from ...wire.operations import Operation
 
 if TYPE_CHECKING:
-    from ...identity import Credential
+    import httpx
 
-__all__ = ["CallOptions", "ClientTransport", "EventIterator", "StreamPosition"]
+    from ...identity import Credential
+    from ...types import AgentInterface
+    from ._http import HttpSettings
+
+__all__ = [
+    "CallOptions",
+    "ClientTransport",
+    "EventIterator",
+    "StreamPosition",
+    "TLSFiles",
+    "TransportConfig",
+    "TransportFactory",
+]
 
 EventIterator = AsyncGenerator[StreamEvent, None]
 """An open stream of events; ``aclose()`` ends it and releases the connection."""
@@ -97,3 +109,36 @@ class ClientTransport(Protocol):
     async def aclose(self) -> None:
         """Release connections (a transport given a shared HTTP client leaves it open)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class TLSFiles:
+    """The PEM bytes of ``verify`` / ``cert`` given as files, for transports that cannot take
+    an ``ssl.SSLContext`` (gRPC): trusted roots, client certificate chain, its key."""
+
+    roots: bytes | None = None
+    cert: bytes | None = None
+    key: bytes | None = None
+
+    def __repr__(self) -> str:  # never the key
+        return f"TLSFiles(roots={self.roots is not None}, cert={self.cert is not None})"
+
+
+@dataclass(frozen=True, slots=True)
+class TransportConfig:
+    """What a client transport factory is given besides the interface."""
+
+    http: httpx.AsyncClient
+    """The HTTP client of the connection (HTTP bindings send through it)."""
+    settings: HttpSettings
+    """Timeouts and response bounds."""
+    headers: Mapping[str, str] = field(default_factory=dict[str, str])
+    """Headers for every call (also set on ``http`` when we created it); others send them
+    as their own metadata."""
+    tls: TLSFiles | None = None
+    """The CA bundle and client certificate given as files (``verify=`` / ``cert=``), for
+    transports that open their own TLS connections (gRPC); HTTP ones use ``http``."""
+
+
+TransportFactory = Callable[["AgentInterface", TransportConfig], "ClientTransport"]
+"""``factory(interface, config) -> ClientTransport`` for one interface of the binding."""

@@ -15,7 +15,6 @@ from typing import Any, cast
 import httpx
 from pydantic import BaseModel, ValidationError, create_model
 
-from ...bindings import TransportConfig
 from ...errors import InvalidAgentResponseError, UnsupportedOperationError
 from ...types import AgentInterface, SendMessageResponse
 from ...wire._json import DecodeLimits, dumps
@@ -40,7 +39,7 @@ from ._http import (
     validate_json_directly,
 )
 from ._streams import peeked, single
-from .base import CallOptions, EventIterator
+from .base import CallOptions, EventIterator, TransportConfig
 
 __all__ = ["JsonRpcTransport", "decode_answer", "from_interface"]
 

@@ -20,7 +20,6 @@ import httpx
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from ...bindings import TransportConfig
 from ...errors import UnsupportedOperationError
 from ...types import AgentInterface, SendMessageResponse
 from ...wire._json import DecodeLimits, dumps
@@ -45,7 +44,7 @@ from ._http import (
     validate_json_directly,
 )
 from ._streams import peeked, single
-from .base import CallOptions, EventIterator
+from .base import CallOptions, EventIterator, TransportConfig
 
 __all__ = ["RestTransport", "from_interface"]
 

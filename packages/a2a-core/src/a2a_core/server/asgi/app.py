@@ -18,7 +18,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from typing import Any
 
 from ...card import with_default_skill
-from ...errors import A2AError, HttpStatusMapping, InternalError
+from ...errors import A2AError, ConfigurationError, HttpStatusMapping, InternalError
 from ...identity import connection_tls
 from ...types import AgentCard
 from ...wire import DEFAULT_LIMITS, DecodeLimits, dumps
@@ -29,7 +29,7 @@ from ..head_limits import (
     request_line_bytes,
 )
 from ..options import AppOptions, refuse_unknown_keywords
-from ..service import A2AService, ConfigurationError
+from ..service import A2AService
 from . import health
 from .access import ACCESS_KEY, label, logged
 from .access import wanted as access_wanted

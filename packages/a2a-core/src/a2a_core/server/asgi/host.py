@@ -10,7 +10,7 @@ alone, with the mount path as ``root_path``), and answers the rest itself:
 
 Its lifespan starts every agent's, and on the way out stops every agent
 before any of them closes what they share (the store, the push service).
-Build it with ``a2a_core.server.builder.build_host`` (what ``serve({...})``,
+Build it with ``a2a_core.compose.builder.build_host`` (what ``serve({...})``,
 ``mount(app, {...})`` and ``a2a serve A B C`` use).
 """
 

@@ -36,6 +36,7 @@ from typing import Any, cast
 from ...errors import (
     A2AError,
     AuthenticationRequiredError,
+    ConfigurationError,
     ContentTypeNotSupportedError,
     InternalError,
     InvalidParamsError,
@@ -49,7 +50,6 @@ from ...wire import Codec, dumps, loads, operation_for_method
 from ..authorization import InsufficientScopeError
 from ..context import ServerCallContext
 from ..options import AppOptions
-from ..service import ConfigurationError
 from ..stream import ServerStream, close_stream
 from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge

@@ -15,9 +15,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...errors import ConfigurationError
 from ...types import AgentCard, AgentInterface
 from ..options import AppOptions
-from ..service import ConfigurationError
 from .routes import published_interfaces
 
 __all__ = ["TrustedProxies", "interfaces_for", "rebase_card", "request_base"]

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from ...errors import (
     A2AError,
     AuthenticationRequiredError,
+    ConfigurationError,
     ContentTypeNotSupportedError,
     HttpStatusMapping,
     InternalError,
@@ -34,7 +35,6 @@ from ...wire.v03_rest import V03RestCodec, assemble_request
 from ..authorization import InsufficientScopeError
 from ..context import ServerCallContext
 from ..options import AppOptions
-from ..service import ConfigurationError
 from ..stream import ServerStream
 from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge

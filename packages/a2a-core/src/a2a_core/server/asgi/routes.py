@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
-from ...bindings import bindings
+from ...bindings import BindingUnavailableError, bindings
+from ...errors import ConfigurationError
 from ...types import AgentInterface
 from ..options import AppOptions
-from ..service import ConfigurationError
 from .http import Receive, Scope, Send
 
 if TYPE_CHECKING:
@@ -76,9 +76,16 @@ class ServedBinding(Protocol):
         ...
 
 
+def _served(entry: Binding) -> ServedBinding:
+    """The server side of a binding served as routes of the app, imported now."""
+    if entry.routes is None:
+        raise BindingUnavailableError(f"The {entry.name} binding has no routes in the app")
+    return cast(ServedBinding, entry.load(entry.routes))
+
+
 def served_bindings() -> list[tuple[Binding, ServedBinding]]:
     """The registered bindings served as routes of the app, in registration order."""
-    return [(entry, entry.served()) for entry in bindings() if entry.routes is not None]
+    return [(entry, _served(entry)) for entry in bindings() if entry.routes is not None]
 
 
 def published_interfaces(
@@ -93,7 +100,7 @@ def published_interfaces(
     out: list[AgentInterface] = []
     for entry in bindings():
         if entry.routes is not None:
-            out.extend(entry.served().interfaces(base_url, options))
+            out.extend(_served(entry).interfaces(base_url, options))
         address = listening.get(entry.name)
         if address is not None:
             out.extend(

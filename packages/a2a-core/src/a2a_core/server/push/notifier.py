@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ... import telemetry as _telemetry
+from ...contracts.push_configs import PushConfigEntry, PushConfigStore
 from ...errors import InvalidParamsError
 from ...types import (
     StreamEvent,
@@ -74,12 +75,12 @@ from ...types import (
 from ...webhooks import WebhookSigner
 from .payload import check_secrets, render
 from .policy import ResolutionError, TargetRefusedError, UrlPolicy
-from .store import MemoryPushConfigStore, PushConfigEntry, PushConfigStore
+from .store import MemoryPushConfigStore
 from .transport import VettedTransport
 
 if TYPE_CHECKING:
-    from ...stores import StoredTask
-    from ..channel import TaskChannel
+    from ...contracts.channel import TaskChannel
+    from ...contracts.task_store import StoredTask
 
 __all__ = ["REDACTED", "PushNotificationService", "PushStats", "RetryPolicy", "redact"]
 
@@ -493,7 +494,7 @@ class PushNotificationService:
         from .recovery import redeliver_pending
 
         try:
-            return await redeliver_pending(self, channel, stored)
+            return await redeliver_pending(self.store, self.replay, channel, stored)
         except Exception:
             logger.exception("push: could not recover the deliveries of task %s", stored.task.id)
             return 0

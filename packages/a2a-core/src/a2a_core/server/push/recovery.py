@@ -19,17 +19,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ...types import StreamEvent, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
-from ..events import EventsLost
+from ...contracts.channel import EventsLost
+from ...types import StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 
 if TYPE_CHECKING:
-    from ...stores import StoredTask
-    from ..channel import TaskChannel
-    from .notifier import PushNotificationService
+    from ...contracts.channel import TaskChannel
+    from ...contracts.push_configs import PushConfigStore
+    from ...contracts.task_store import StoredTask
 
-__all__ = ["pending_events", "redeliver_pending"]
+Replay = Callable[[Task, list[tuple[int, StreamEvent, int]], int | None], None]
+"""``PushNotificationService.replay``: queue recovered events (and maybe the task) again."""
+
+__all__ = ["Replay", "pending_events", "redeliver_pending"]
 
 READ_WAIT = 2.0
 """Seconds to wait for the next retained event: only an event saved but never published
@@ -37,11 +41,10 @@ makes a read wait (the follower is then waiting for live events)."""
 
 
 async def redeliver_pending(
-    push: PushNotificationService, channel: TaskChannel, stored: StoredTask
+    store: PushConfigStore, replay: Replay, channel: TaskChannel, stored: StoredTask
 ) -> int:
-    """Queue the task's events after its mark in ``push``; how many events were queued."""
+    """Queue the task's events after its mark through ``replay``; how many were queued."""
     task = stored.task
-    store = push.store
     if not store.keeps_marks or not await store.list(task.id):
         return 0
     mark = await store.read_mark(task.id)
@@ -50,7 +53,7 @@ async def redeliver_pending(
         return 0  # everything was delivered
     events, complete = await pending_events(channel, task.id, after, stored.version)
     queued = _collapse(events)
-    push.replay(task, queued, None if complete else stored.version)
+    replay(task, queued, None if complete else stored.version)
     return len(queued)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-from ..errors import InvalidAgentResponseError
+from ...errors import InvalidAgentResponseError
 
 __all__ = ["SSEEvent", "SSEParser"]
 

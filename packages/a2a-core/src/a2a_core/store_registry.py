@@ -7,15 +7,15 @@ built-in store plugin, others from third-party plugins
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TypeGuard
 from urllib.parse import urlsplit, urlunsplit
 
 import pluggy
 
-from ..plugins import PluginError, Registration, collect_registrations, get_plugin_manager
-from ..server.service import ConfigurationError
-from .base import TaskStore
+from .contracts.task_store import TaskStore
+from .errors import ConfigurationError
+from .hookspecs import TaskStoreFactory, TaskStoreRegistrar
+from .plugins import PluginError, Registration, collect_registrations, get_plugin_manager
 
 __all__ = [
     "TaskStoreFactory",
@@ -24,12 +24,6 @@ __all__ = [
     "redact_url",
     "registered_task_stores",
 ]
-
-TaskStoreFactory = Callable[[str], TaskStore]
-"""Builds a store from its full URL; cheap and without I/O (connect on first use)."""
-
-TaskStoreRegistrar = Callable[[str, TaskStoreFactory], None]
-"""The ``register`` callback of ``a2a_register_task_stores``: ``register(scheme, factory)``."""
 
 
 def _is_factory(value: object) -> TypeGuard[TaskStoreFactory]:

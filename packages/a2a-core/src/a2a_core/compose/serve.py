@@ -7,7 +7,7 @@ and runs uvicorn until interrupted. ``running_server`` is the same as an
 async context manager that starts in the background and stops on exit, for
 tests and embedding; ``serve_async`` runs in an existing event loop.
 
-Every keyword option goes to the one builder (``server.builder``), which
+Every keyword option goes to the one builder (``compose.builder``), which
 sorts them (``server.options``: HTTP app, service, agent options) and refuses
 a name nothing takes.
 """
@@ -28,15 +28,15 @@ from urllib.parse import urlsplit
 import uvicorn
 
 from ..bindings import Listener
-from .asgi.access import use_log_level
-from .asgi.app import A2AApp
-from .asgi.host import AgentHost
+from ..server.asgi.access import use_log_level
+from ..server.asgi.app import A2AApp
+from ..server.asgi.host import AgentHost
+from ..server.head_limits import uvicorn_http_options
+from ..server.options import keyword_names, parse_options
+from ..server.push_api import PushNotifier
+from ..server.service import A2AService
+from ..server.tls import ServerTLS, with_tls_extension
 from .builder import CardLike, build_app, build_host, interfaces_for
-from .head_limits import uvicorn_http_options
-from .options import keyword_names, parse_options
-from .push_api import PushNotifier
-from .service import A2AService
-from .tls import ServerTLS, with_tls_extension
 
 __all__ = [
     "RunningServer",
@@ -151,7 +151,7 @@ def _grpc_side(
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     # proto must say TCP: asyncio only sets TCP_NODELAY on connections whose socket
-    # says so, and without it small responses wait for delayed ACKs (~40 ms each).
+    # says so, and without it small responses wait for the peer's delayed ACKs.
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

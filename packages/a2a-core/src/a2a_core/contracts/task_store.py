@@ -13,8 +13,8 @@ from ..errors import InvalidParamsError
 from ..types import Task, TaskState
 
 if TYPE_CHECKING:
-    from ..server.channel import TaskChannel
-    from ..server.file_backend import FileBackend
+    from .channel import TaskChannel
+    from .files import FileBackend
 
 __all__ = [
     "ConcurrentUpdateError",
@@ -130,7 +130,7 @@ class TaskStore(ABC):
         """The channel instances sharing this store use for events, cancels and push configs.
 
         None (the default): one process serves the store, and the service uses
-        an in-process channel per store object (see ``a2a_core.server.channel``).
+        an in-process channel per store object (see ``a2a_core.server.memory_channel``).
         A store shared by several processes returns its backend's channel (the
         same object on every call).
         """

@@ -32,6 +32,7 @@ from typing import Any
 from ..adapters import default_card, resolve_agent
 from ..auth import auth_backends, chain_authenticators, with_security_schemes
 from ..card import AgentCardBuilder
+from ..errors import ConfigurationError
 from ..plugins import (
     apply_card_hooks,
     declared_options,
@@ -39,23 +40,23 @@ from ..plugins import (
     plugin_lifespan,
     transition_observer,
 )
-from ..stores.registry import open_task_store
-from ..types import AgentCard, AgentInterface
-from .asgi.app import A2AApp
-from .asgi.host import AgentHost
-from .asgi.origin import interfaces_for
-from .asgi.routes import published_interfaces
-from .authorization import OperationScopes
-from .files import FileStore
-from .options import (
+from ..server.asgi.app import A2AApp
+from ..server.asgi.host import AgentHost
+from ..server.asgi.origin import interfaces_for
+from ..server.asgi.routes import published_interfaces
+from ..server.authorization import OperationScopes
+from ..server.files import FileStore
+from ..server.options import (
     BuildOptions,
     ServiceOptions,
     check_agent_options,
     keyword_names,
     parse_options,
 )
-from .push_api import PushNotifier
-from .service import A2AService, ConfigurationError
+from ..server.push_api import PushNotifier
+from ..server.service import A2AService
+from ..store_registry import open_task_store
+from ..types import AgentCard, AgentInterface
 
 __all__ = [
     "LOCAL_BASE",
@@ -156,7 +157,7 @@ def _file_store(svc: ServiceOptions) -> FileStore | None:
 
 def _notifier(svc: ServiceOptions) -> PushNotifier | None:
     if svc.push is True:
-        from .push import PushNotificationService
+        from ..server.push import PushNotificationService
 
         return PushNotificationService(
             allow_private_targets=svc.allow_private_push_targets,

@@ -20,12 +20,12 @@ from collections.abc import AsyncGenerator, Callable, Mapping, MutableMapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, cast, overload
 
-from .asgi.app import A2AApp
-from .asgi.host import AgentHost
-from .asgi.http import Receive, Scope, Send
+from ..errors import ConfigurationError
+from ..server.asgi.app import A2AApp
+from ..server.asgi.host import AgentHost
+from ..server.asgi.http import Receive, Scope, Send
+from ..server.options import keyword_names, parse_options
 from .builder import CardLike, build_app, build_host
-from .options import keyword_names, parse_options
-from .service import ConfigurationError
 
 __all__ = ["mount"]
 

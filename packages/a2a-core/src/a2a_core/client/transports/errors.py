@@ -8,7 +8,7 @@ caller catching ``A2AError`` sees every failure of a call.
 
 from __future__ import annotations
 
-from ..errors import InternalError
+from ...errors import InternalError
 
 __all__ = ["A2AConnectionError", "A2ATimeoutError"]
 

@@ -17,7 +17,6 @@ the send was refused) drops its record, so a retry of it runs again.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 
@@ -26,10 +25,7 @@ from ..stores import StoredTask, TaskStore
 from ..stores.cluster import SentMessages, send_key
 from ..types import Message, new_id
 
-__all__ = ["SendClaim", "SendLedger", "stored_when_ready"]
-
-_APPEAR_WAIT_SECONDS = 5.0
-_APPEAR_POLL_SECONDS = 0.05
+__all__ = ["SendClaim", "SendLedger", "started_task"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,21 +68,17 @@ class SendLedger:
         await self.records.forget_send(claim.key, claim.task_id)
 
 
-async def stored_when_ready(store: TaskStore, task_id: str, owner: str | None) -> StoredTask:
-    """The task an earlier send started, waiting briefly while that send is still storing it.
+async def started_task(store: TaskStore, task_id: str, owner: str | None) -> StoredTask:
+    """The task an earlier send started.
 
-    A blocking send stores its task with the agent's first event (on memory and sqlite
-    within the coalescing interval after it: ``TaskStore.creates_at_version``); a retry
-    that arrives before then waits a little, then gets a retryable ServerBusyError.
+    A run is written when it starts, so a retry finds its task at once. Only a send whose
+    agent may still answer with a bare message writes its task with the agent's first
+    event: a retry before then gets a retryable ServerBusyError.
     """
-    deadline = time.monotonic() + _APPEAR_WAIT_SECONDS
-    while True:
-        stored = await store.get(task_id, owner)
-        if stored is not None:
-            return stored
-        if time.monotonic() >= deadline:
-            raise ServerBusyError(
-                "A send with this messageId is still starting its task; retry",
-                data={"reason": "send_in_progress", "retryable": True, "taskId": task_id},
-            )
-        await asyncio.sleep(_APPEAR_POLL_SECONDS)
+    stored = await store.get(task_id, owner)
+    if stored is None:
+        raise ServerBusyError(
+            "A send with this messageId is still starting its task; retry",
+            data={"reason": "send_in_progress", "retryable": True, "taskId": task_id},
+        )
+    return stored

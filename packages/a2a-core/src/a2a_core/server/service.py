@@ -56,7 +56,7 @@ from .context import ServerCallContext
 from .events import NO_ID, EventBus, EventsLost, Subscription
 from .executor import as_executor
 from .files import FileStore
-from .idempotency import SendClaim, SendLedger, stored_when_ready
+from .idempotency import SendClaim, SendLedger, started_task
 from .manager import ManagerConfig, TaskManager, TaskObserver, TaskRun
 from .push_api import PushNotifier
 from .task_state import snapshot
@@ -239,9 +239,7 @@ class A2AService:
         if claim is not None and claim.earlier:
             return await self._repeated_send(claim, call, immediate, history_length)
         allow_reply = not immediate and not self.manager.executor.starts_task_at_once
-        run = await self._begin(
-            request, call, allow_reply=allow_reply, persist_now=immediate, claim=claim
-        )
+        run = await self._begin(request, call, allow_reply=allow_reply, claim=claim)
         if not immediate:
             await run.settled.wait()
             if run.reply is not None:
@@ -280,11 +278,12 @@ class A2AService:
         to end or pause, whether its run is here or on another instance.
         """
         run = self.manager.active_run(claim.task_id)
-        if run is not None and run.owner == call.owner and not immediate:
-            await run.settled.wait()
+        if run is not None and run.owner == call.owner:
+            if not immediate:
+                await run.settled.wait()
             if run.version:
                 return snapshot(run.task, history)
-        stored = await stored_when_ready(self.store, claim.task_id, call.owner)
+        stored = await started_task(self.store, claim.task_id, call.owner)
         if not immediate:
             stored = await self._settled(stored, call)
         return snapshot(stored.task, history)
@@ -321,15 +320,13 @@ class A2AService:
         claim = await self._claim(request, call)
         if claim is not None and claim.earlier:
             # A retry: follow the task the first send started, as SubscribeToTask would.
-            stored = await stored_when_ready(self.store, claim.task_id, call.owner)
+            stored = await started_task(self.store, claim.task_id, call.owner)
             if stored.task.status.state.is_terminal:
                 return _Stream(_single(stored.version, snapshot(stored.task)), None)
             return await self.subscribe(SubscribeToTaskRequest(id=claim.task_id), call)
         # An agent that always makes a task has it stored and announced before it runs.
         at_once = self.manager.executor.starts_task_at_once
-        run = await self._begin(
-            request, call, allow_reply=not at_once, persist_now=at_once, claim=claim
-        )
+        run = await self._begin(request, call, allow_reply=not at_once, claim=claim)
         # The run is scheduled but cannot have emitted yet: subscribing now misses nothing.
         subscription = self.manager.subscribe(run.task_id, current=run.version)
         return _Stream(self._run_stream(run, run.version, subscription, claim), subscription)
@@ -340,12 +337,11 @@ class A2AService:
         call: ServerCallContext,
         *,
         allow_reply: bool,
-        persist_now: bool,
         claim: SendClaim | None = None,
     ) -> TaskRun:
         """Prepare and launch a run; on any failure nothing is left behind."""
         try:
-            return await self._launch(request, call, allow_reply, persist_now, claim)
+            return await self._launch(request, call, allow_reply, claim)
         except BaseException:
             await self._forget(claim)
             raise
@@ -355,7 +351,6 @@ class A2AService:
         request: SendMessageRequest,
         call: ServerCallContext,
         allow_reply: bool,
-        persist_now: bool,
         claim: SendClaim | None,
     ) -> TaskRun:
         if request.message.role is Role.UNSPECIFIED:
@@ -375,7 +370,6 @@ class A2AService:
                 config,
                 request.metadata,
                 allow_reply=allow_reply and inline_push is None,
-                persist_now=persist_now or inline_push is not None,
                 task_id=claim.task_id if claim is not None else None,
             )
         except A2AError:

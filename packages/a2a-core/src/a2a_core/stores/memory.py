@@ -269,14 +269,7 @@ class MemoryTaskStore(TaskStore, SentMessages):
         return self._bytes
 
     async def create(self, task: Task, owner: str | None) -> StoredTask:
-        return self._create(task, owner, 1)
-
-    creates_at_version = True
-
-    async def create_at(self, task: Task, owner: str | None, version: int) -> StoredTask:
-        return self._create(task, owner, version)
-
-    def _create(self, task: Task, owner: str | None, version: int) -> StoredTask:
+        version = 1
         if task.id in self._tasks:
             raise ConcurrentUpdateError(f"task {task.id} already exists")
         entry = _Entry(task, version, owner, self._pack)
@@ -291,8 +284,6 @@ class MemoryTaskStore(TaskStore, SentMessages):
         if entry is None or entry.owner != owner:
             return None
         return entry.stored()
-
-    write_behind = True  # each save serializes the task to size it: chunks are saved together
 
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
         return self._update(task, owner, expected_version, expected_version + 1)

@@ -17,6 +17,7 @@ the send was refused) drops its record, so a retry of it runs again.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 
@@ -26,6 +27,9 @@ from ..stores.cluster import SentMessages, send_key
 from ..types import Message, new_id
 
 __all__ = ["SendClaim", "SendLedger", "started_task"]
+
+_STARTING_SECONDS = 1.0
+_STARTING_POLL_SECONDS = 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +75,19 @@ class SendLedger:
 async def started_task(store: TaskStore, task_id: str, owner: str | None) -> StoredTask:
     """The task an earlier send started.
 
-    A run is written when it starts, so a retry finds its task at once. Only a send whose
-    agent may still answer with a bare message writes its task with the agent's first
-    event: a retry before then gets a retryable ServerBusyError.
+    A run is written when it starts, so a retry of a started send finds its task at
+    once. A retry racing the first send between its record and its run's first write
+    (the lease is taken in between) waits for that write, briefly; past it, or after
+    the agent answered with a bare message, a retryable ServerBusyError.
     """
-    stored = await store.get(task_id, owner)
-    if stored is None:
-        raise ServerBusyError(
-            "A send with this messageId is still starting its task; retry",
-            data={"reason": "send_in_progress", "retryable": True, "taskId": task_id},
-        )
-    return stored
+    deadline = time.monotonic() + _STARTING_SECONDS
+    while True:
+        stored = await store.get(task_id, owner)
+        if stored is not None:
+            return stored
+        if time.monotonic() >= deadline:
+            raise ServerBusyError(
+                "A send with this messageId is still starting its task; retry",
+                data={"reason": "send_in_progress", "retryable": True, "taskId": task_id},
+            )
+        await asyncio.sleep(_STARTING_POLL_SECONDS)

@@ -499,11 +499,11 @@ class TaskManager:
     ) -> TaskRun:
         """Register a run for ``message`` (a new task, or a continuation), not yet started.
 
-        A run that may not answer with a bare message (``allow_reply`` false) is a task
-        from its start and is written now, so ListTasks and a retried send find it while
-        its agent works; one that may is written with its first event. ``task_id`` names
-        a new task (idempotent sends record it first). The caller must then ``start``
-        the run or ``abandon`` it.
+        A run is written now, so ListTasks and a retried send find it while its agent
+        works, unless it may answer with a bare message (``allow_reply``) and nobody knows
+        its id yet: that one is written with its first event. ``task_id`` names a new
+        task (idempotent sends record it first, so a retry may look for it). The caller
+        must then ``start`` the run or ``abandon`` it.
         """
         if not self._channel_started:
             await self.start_channel()
@@ -537,7 +537,7 @@ class TaskManager:
             except BaseException:
                 self._unhold(run)
                 raise
-        if not allow_reply:
+        if not allow_reply or task_id is not None:
             try:
                 await run.persist()
             except BaseException:

@@ -481,6 +481,10 @@ class TaskRun:
         finally:
             try:
                 await self.persist()
+                if self.reply is not None and self.stored:
+                    # Written at its start for a retried send to find, then answered
+                    # with a bare message: there is no task.
+                    await self.manager.store.delete(self.task_id, self.owner)
                 state = self.state
                 channel = self.manager.channel
                 unsettled = not (state.is_terminal or state.is_interrupted)

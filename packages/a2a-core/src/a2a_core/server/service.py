@@ -281,7 +281,7 @@ class A2AService:
         if run is not None and run.owner == call.owner:
             if not immediate:
                 await run.settled.wait()
-            if run.version:
+            if run.reply is None and run.version:
                 return snapshot(run.task, history)
         stored = await started_task(self.store, claim.task_id, call.owner)
         if not immediate:

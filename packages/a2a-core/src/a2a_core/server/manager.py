@@ -495,15 +495,16 @@ class TaskManager:
         configuration: SendMessageConfiguration | None,
         request_metadata: dict[str, Any] | None,
         allow_reply: bool,
-        task_id: str | None = None,
+        *,
+        recorded: bool = False,
     ) -> TaskRun:
         """Register a run for ``message`` (a new task, or a continuation), not yet started.
 
         A run is written now, so ListTasks and a retried send find it while its agent
-        works, unless it may answer with a bare message (``allow_reply``) and nobody knows
-        its id yet: that one is written with its first event. ``task_id`` names a new
-        task (idempotent sends record it first, so a retry may look for it). The caller
-        must then ``start`` the run or ``abandon`` it.
+        works, unless it may answer with a bare message (``allow_reply``) and nobody looks
+        for it by id: that one is written with its first event. ``recorded``: its send
+        is recorded (idempotent sends), so a retry may look for it. The caller must then
+        ``start`` the run or ``abandon`` it.
         """
         if not self._channel_started:
             await self.start_channel()
@@ -513,7 +514,7 @@ class TaskManager:
             )
         else:
             context_id = message.context_id or new_id()
-            task_id = task_id or new_id()
+            task_id = new_id()
             message = changed(message, {"task_id": task_id, "context_id": context_id})
             # Values made here, and a message validated on the way in: nothing to check.
             task = built(
@@ -537,7 +538,7 @@ class TaskManager:
             except BaseException:
                 self._unhold(run)
                 raise
-        if not allow_reply or task_id is not None:
+        if not allow_reply or recorded:
             try:
                 await run.persist()
             except BaseException:

@@ -47,6 +47,7 @@ from .updater import TaskUpdater
 from .writers import RunWriter, writer_for
 
 if TYPE_CHECKING:
+    from .files import FileStore
     from .manager import TaskManager
 
 __all__ = ["RESULT_ARTIFACT", "SAFE_FAILURE_TEXT", "TaskRun"]
@@ -138,7 +139,7 @@ class TaskRun:
             owner,
             previous.version if previous is not None else 0,
             self._caught,
-            self._flush_later,
+            self._lock,
         )
         """Saves the task and numbers its events, chosen once for the run."""
         self.context = context
@@ -228,13 +229,11 @@ class TaskRun:
         finally:
             lock.release()
         if not self.settled.is_set() and self.manager.bus.subscriber_count(self.task_id):
-            # Let streams write what is pending: an agent that never awaits would otherwise
-            # produce all its events before the first one reaches the client. At most once
-            # per _YIELD_SECONDS (the first event at once): streams then send the events
-            # made meanwhile together, instead of one loop turn and one write per event.
-            # Not after the event that settles the task: the run ends first (its save,
-            # the task's release, its replay buffer packed), so a client that hears the
-            # task is done finds it let go, and the next request does not wait behind it.
+            # Let streams write what is pending (an agent that never awaits would make all
+            # its events before the first reached the client), at most once per
+            # _YIELD_SECONDS so streams send the events made meanwhile together. Not after
+            # the event that settles the task: the run ends first, so a client that hears
+            # the task is done finds it let go.
             now = time.monotonic()
             if now - self._yielded >= _YIELD_SECONDS:
                 self._yielded = now
@@ -282,42 +281,15 @@ class TaskRun:
         task = writer.head  # its id and state: held artifact chunks change neither
         manager = self.manager
         files = self._files  # set only when the call has a base URL to serve files at
-        base_url = self.context.call.base_url
-        if files is not None and base_url is not None and files.offloads(event):
-            direct_reply = isinstance(event, Message) and self.allow_reply and not self._emitted
-            event = await files.offload(  # a large file: served by URL
-                event,
-                base_url=base_url,
-                task_id=task.id,
-                owner=owner_principal(self.owner),
-                task_owner=self.owner,
-                task_bound=not direct_reply,
-            )
-        chunk: TaskArtifactUpdateEvent | None = None
-        if isinstance(event, TaskArtifactUpdateEvent):  # first: most events are chunks
-            chunk = event = _owned(event, task)
-        elif isinstance(event, Message):
-            if self.allow_reply and not self._emitted:
-                self.reply = _as_reply(event, task)
-                manager.bus.publish(task.id, self.reply, NO_ID)
-                self.settled.set()
-                return
-            # Within a task, a reply message is the agent's final answer.
-            event = TaskStatusUpdateEvent(
-                task_id=task.id,
-                context_id=task.context_id,
-                status=TaskStatus.now(TaskState.COMPLETED, _in_task(event, task)),
-            )
-        elif isinstance(event, TaskStatusUpdateEvent):
-            event = _owned(event, task)
-            if (
-                event.status.state is TaskState.COMPLETED
-                and event.status.message is None
-                and manager.config.whole_answers
-            ):
-                event = _with_answer(event, self.task)
-        else:
-            raise IllegalTransitionError(f"agents may not emit {type(event).__name__} events")
+        if files is not None and files.offloads(event):
+            event = await self._offload(files, event)
+        if isinstance(event, Message) and self.allow_reply and not self._emitted:
+            self.reply = _as_reply(event, task)
+            manager.bus.publish(task.id, self.reply, NO_ID)
+            self.settled.set()
+            return
+        event = _task_event(event, writer, manager.config.whole_answers)
+        chunk = event if isinstance(event, TaskArtifactUpdateEvent) else None
         previous = task.status.state
         new_task: Task | None = None
         flush_due: bool | None = None
@@ -340,6 +312,20 @@ class TaskRun:
             # run's task and version while the save is awaited must not get it twice.
             await writer.flush()  # an agent that never yields still gets its chunks saved
 
+    async def _offload(self, files: FileStore, event: _AgentEvent) -> _AgentEvent:
+        """``event`` with its large files served by URL instead."""
+        direct_reply = isinstance(event, Message) and self.allow_reply and not self._emitted
+        base_url = self.context.call.base_url
+        assert base_url is not None  # ``_files`` is set only then
+        return await files.offload(
+            event,
+            base_url=base_url,
+            task_id=self.task_id,
+            owner=owner_principal(self.owner),
+            task_owner=self.owner,
+            task_bound=not direct_reply,
+        )
+
     def _check_open(self) -> None:
         """Refuse artifacts once the task is final."""
         state = self.state
@@ -351,29 +337,16 @@ class TaskRun:
         await self.manager.let_go(self)
 
     def _caught(self, stored: StoredTask | None) -> None:
-        """The writer reloaded the task and found it gone, or final: written elsewhere (a
-        survivor settled it while this instance was frozen, or a cancel nobody here
-        answered). Tell the agent to stop, and end the streams that follow it here with
-        that final status (published elsewhere)."""
+        """The writer found the task gone, or final elsewhere (settled by a survivor, or a
+        cancel nobody here answered): stop the agent; end the streams here with it."""
         self.token.cancel()
-        if stored is None:
-            return
-        task = stored.task
-        final = TaskStatusUpdateEvent(
-            task_id=task.id, context_id=task.context_id, status=task.status
-        )
-        self.manager.bus.publish(task.id, final, stored.version)
-        self.settled.set()
-
-    async def _flush_later(self) -> None:
-        """The writer's timer: save the held chunks, under the lock."""
-        async with self._lock:
-            try:
-                await self.writer.flush()
-            except A2AError:
-                pass  # logged where it failed; the next save or the run's end tries again
-            except Exception:
-                logger.exception("task %s: could not save the streamed chunks", self.task_id)
+        if stored is not None:
+            task = stored.task
+            final = TaskStatusUpdateEvent(
+                task_id=task.id, context_id=task.context_id, status=task.status
+            )
+            self.manager.bus.publish(task.id, final, stored.version)
+            self.settled.set()
 
     async def persist(self) -> None:
         """Store the task now if it never was (a run that is a task from its start), or
@@ -401,20 +374,7 @@ class TaskRun:
         if self.state.is_terminal or self.reply is not None:
             return False
         task = self.writer.head
-        message = (
-            Message(
-                message_id=new_id(),
-                role=Role.AGENT,
-                parts=[Part(text=text)],
-                task_id=task.id,
-                context_id=task.context_id,
-            )
-            if text
-            else None
-        )
-        event = TaskStatusUpdateEvent(
-            task_id=task.id, context_id=task.context_id, status=TaskStatus.now(state, message)
-        )
+        event = server_event(task, state, text)
         try:
             await self._apply(event)
         except (IllegalTransitionError, A2AError) as exc:
@@ -428,12 +388,9 @@ class TaskRun:
         return TaskUpdater(self, self.task.id, self.task.context_id)
 
     def interrupt(self) -> None:
-        """Cancel the run's task; one that has not started yet stops at its first step.
-
-        A task canceled before its first step never runs its code, so its cleanup
-        (which frees the slot) would never run: on Python 3.12+ a cancel that follows
-        a non-blocking send at once got there first and held the slot for good.
-        """
+        """Cancel the run's task; one that has not started yet stops at its first step
+        (a task canceled before it never runs its code, so its cleanup, which frees the
+        slot, would never run)."""
         handle = self.handle
         if handle is None or handle.done():
             return
@@ -480,23 +437,52 @@ class TaskRun:
                 await self.server_status(done)
         finally:
             try:
-                await self.persist()
-                if self.reply is not None and self.stored:
-                    # Written at its start for a retried send to find, then answered
-                    # with a bare message: there is no task.
-                    await self.manager.store.delete(self.task_id, self.owner)
-                state = self.state
-                channel = self.manager.channel
-                unsettled = not (state.is_terminal or state.is_interrupted)
-                if self.version and unsettled and channel.shared:
-                    await channel.publish_end(
-                        self.task.id, self.version
-                    )  # tell followers elsewhere
+                async with self._lock:
+                    await self.writer.end(replied=self.reply is not None)
             except Exception:
                 logger.exception("task %s: could not record the end of the run", self.task.id)
             finally:
                 self.writer.close()
                 self.manager.finished(self)
+
+
+def server_event(task: Task, state: TaskState, text: str | None) -> TaskStatusUpdateEvent:
+    """A status the server itself gives ``task`` (cancel, failure), with ``text`` if any."""
+    message = None
+    if text:
+        message = Message(
+            message_id=new_id(),
+            role=Role.AGENT,
+            parts=[Part(text=text)],
+            task_id=task.id,
+            context_id=task.context_id,
+        )
+    return TaskStatusUpdateEvent(
+        task_id=task.id, context_id=task.context_id, status=TaskStatus.now(state, message)
+    )
+
+
+def _task_event(
+    event: StreamEvent, writer: RunWriter, whole_answers: bool
+) -> TaskStatusUpdateEvent | TaskArtifactUpdateEvent:
+    """An agent's event as the task's: addressed to it, a message as its final answer,
+    a bare COMPLETED status carrying the answer (``whole_answers``)."""
+    task = writer.head
+    if isinstance(event, TaskArtifactUpdateEvent):  # first: most events are chunks
+        return _owned(event, task)
+    if isinstance(event, Message):  # within a task, a message is the agent's final answer
+        status = TaskStatus.now(TaskState.COMPLETED, _in_task(event, task))
+        return TaskStatusUpdateEvent(task_id=task.id, context_id=task.context_id, status=status)
+    if isinstance(event, TaskStatusUpdateEvent):
+        event = _owned(event, task)
+        if (
+            whole_answers
+            and event.status.state is TaskState.COMPLETED
+            and event.status.message is None
+        ):
+            return _with_answer(event, writer.task)
+        return event
+    raise IllegalTransitionError(f"agents may not emit {type(event).__name__} events")
 
 
 def _as_reply(message: Message, task: Task) -> Message:
@@ -536,6 +522,9 @@ def _in_task(message: Message, task: Task) -> Message:
         return message
     return changed(message, {"task_id": task.id, "context_id": task.context_id})
 
+
+_AgentEvent = Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+"""What an agent may emit (``FileStore.offload`` takes the same)."""
 
 _Update = TypeVar("_Update", TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 

@@ -27,11 +27,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING
 
 from .. import telemetry as _telemetry
-from ..errors import InternalError, ServerBusyError
+from ..errors import A2AError, InternalError, ServerBusyError
 from ..stores import ConcurrentUpdateError, StoredTask, TaskStore
 from ..stores.base import SavesAtVersion
 from ..types import StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
@@ -179,6 +180,21 @@ class RunWriter:
         elif self._unsaved:
             await self.flush()
 
+    async def end(self, *, replied: bool) -> None:
+        """The run ended: write what the store lacks. A task written at its start for a
+        retried send to find, then answered with a bare message, is deleted (no task);
+        one left neither final nor paused is marked ended on the shared channel, for
+        the followers elsewhere."""
+        if replied:
+            if self.stored:
+                await self._store.delete(self._task.id, self._owner)
+            return
+        await self.persist()
+        state = self._task.status.state
+        unsettled = not (state.is_terminal or state.is_interrupted)
+        if self._channel is not None and self.version and unsettled:
+            await self._channel.publish_end(self._task.id, self.version)
+
     async def replace(self, task: Task) -> None:
         """Save ``task`` (a continuation: the new message, WORKING) over the stored one."""
         await self._write(task)
@@ -282,7 +298,7 @@ class CoalescingWriter(RunWriter):
         channel: TaskChannel | None = None,
         *,
         delay: float,
-        flushed: Callable[[], Coroutine[Any, Any, None]],
+        lock: AbstractAsyncContextManager[None],
     ) -> None:
         super().__init__(manager, task, owner, version, caught, channel)
         self._delay = delay
@@ -290,8 +306,8 @@ class CoalescingWriter(RunWriter):
         self._since = 0.0
         self._timer: asyncio.TimerHandle | None = None
         self._flusher: asyncio.Task[None] | None = None
-        self._flushed = flushed
-        """The run's flush under its lock (what the timer starts)."""
+        self._lock = lock
+        """The run's lock: the timer's flush waits for the event or status being written."""
 
     def hold(self, chunk: TaskArtifactUpdateEvent) -> bool | None:
         """The fast lane: apply the chunk in memory, numbered now; saved with the next write.
@@ -320,7 +336,16 @@ class CoalescingWriter(RunWriter):
     def _start_flusher(self) -> None:
         self._timer = None
         if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.get_running_loop().create_task(self._flushed())
+            self._flusher = asyncio.get_running_loop().create_task(self._flush_later())
+
+    async def _flush_later(self) -> None:
+        async with self._lock:
+            try:
+                await self.flush()
+            except A2AError:
+                pass  # logged where it failed; the next save or the run's end tries again
+            except Exception:
+                logger.exception("task %s: could not save the streamed chunks", self._task.id)
 
     async def flush(self) -> None:
         for _ in range(SAVE_ATTEMPTS):
@@ -378,24 +403,22 @@ def writer_for(
     owner: str | None,
     version: int,
     caught: Caught,
-    flushed: Callable[[], Coroutine[Any, Any, None]],
+    lock: AbstractAsyncContextManager[None],
 ) -> RunWriter:
     """The writer for a run of ``task`` (stored at ``version``; 0: not yet), chosen once
     from what the store does, whether other instances share its channel, and the config.
 
     ``caught``: the run's answer to a reload finding the task gone or final elsewhere;
-    ``flushed``: the run's flush under its lock, started by the coalescing timer.
+    ``lock``: the run's, taken by the coalescing timer's flush.
     """
     channel = manager.channel
     shared = channel if channel.shared else None
     delay = manager.config.store_coalesce_seconds
     if delay > 0 and isinstance(manager.backend, SavesAtVersion):
         if shared is None:
-            return CoalescingWriter(
-                manager, task, owner, version, caught, delay=delay, flushed=flushed
-            )
+            return CoalescingWriter(manager, task, owner, version, caught, delay=delay, lock=lock)
         if shared.write_behind:
             return ChannelWriter(
-                manager, task, owner, version, caught, shared, delay=delay, flushed=flushed
+                manager, task, owner, version, caught, shared, delay=delay, lock=lock
             )
     return DirectWriter(manager, task, owner, version, caught, shared)

@@ -60,6 +60,7 @@ from .events import EventBus, EventsLost, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext
 from .files import FileStore
 from .leases import LeaseKeeper, LeaseSettings, new_instance_id
+from .observers import PushIntake, TaskObserver, TaskObservers
 from .run import RESULT_ARTIFACT, SAFE_FAILURE_TEXT, TaskRun
 from .task_state import IllegalTransitionError, apply_artifacts, apply_status, continue_task
 from .writers import SAVE_ATTEMPTS as _SAVE_ATTEMPTS
@@ -69,24 +70,13 @@ __all__ = [
     "RESULT_ARTIFACT",
     "SAFE_FAILURE_TEXT",
     "ManagerConfig",
+    "PushIntake",
     "TaskManager",
     "TaskObserver",
     "TaskRun",
 ]
 
 logger = logging.getLogger("a2a_core.server")
-
-PushIntake = Callable[[Task, StreamEvent, TaskState | None, int | None], None]
-"""The push service's intake: an observer that is also told the event's id."""
-
-TaskObserver = Callable[[Task, StreamEvent, TaskState | None], None]
-"""Called after each applied event with the task, the event and the previous state.
-
-Observers must not block: they run inline on the event path (push delivery
-queues work for a background sender). An observer with a true ``transitions_only``
-attribute is called only for events that change the task's state: streamed artifact
-chunks then never build the task for it (the plugins' ``a2a_task_transition`` is one).
-"""
 
 SHUTDOWN_TEXT = "The server shut down before the task finished."
 _CATCH_UP_ATTEMPTS = 20
@@ -153,11 +143,6 @@ class ManagerConfig:
         LeaseSettings(self.lease_seconds, self.lease_renew_seconds, self.orphan_sweep_seconds)
 
 
-def _transitions_only(observer: TaskObserver) -> bool:
-    """Whether ``observer`` asks to be told only of state changes (``TaskObserver``)."""
-    return getattr(observer, "transitions_only", False)
-
-
 class TaskManager:
     """Starts runs, tracks the active ones, cancels them, and shuts them all down."""
 
@@ -185,9 +170,8 @@ class TaskManager:
         self.store = store
         self.bus: EventBus = bus if bus is not None else MemoryEventBus()
         self.config = config or ManagerConfig()
-        self.observers: list[TaskObserver] = list(observers)
-        self.push_intake: PushIntake | None = None
-        """The push service's intake, told each event with its id (set by the service)."""
+        self.told = TaskObservers(observers)
+        """Who hears of every applied event besides the streams (observers, push)."""
         self.push_recovery: Callable[[StoredTask], Awaitable[object]] | None = None
         """Delivers what a dead owner's push lanes still held (set by the service); called
         before an orphan is settled."""
@@ -249,25 +233,6 @@ class TaskManager:
         """The run executing ``task_id``, if any."""
         return self._active.get(task_id)
 
-    def trace_event(self, task_id: str, event: StreamEvent, previous: TaskState | None) -> None:
-        """Record an event on its run's span, when tracing is on (it needs no task: an
-        event nobody observes is still traced)."""
-        hooks = _telemetry.active
-        if hooks is not None:
-            run = self._active.get(task_id)
-            if run is not None and run.span is not None:
-                hooks.task_event(run.span, event, previous)
-
-    def observed(self, changed: bool) -> bool:
-        """Whether an event has anyone to tell (``notify``): the push intake takes every
-        event; an observer every event, or only those that change the task's state when
-        it watches transitions only (``TaskObserver``)."""
-        if self.push_intake is not None:
-            return True
-        if changed:
-            return bool(self.observers)
-        return any(not _transitions_only(observer) for observer in self.observers)
-
     def notify(
         self,
         task: Task,
@@ -275,22 +240,9 @@ class TaskManager:
         previous: TaskState | None,
         event_id: int | None = None,
     ) -> None:
-        """Tell every observer (and the push intake) about a task's event (id: the version
-        it produced); one that raises is logged, not fatal."""
-        self.trace_event(task.id, event, previous)
-        unchanged = previous is task.status.state
-        for observer in self.observers:
-            if unchanged and _transitions_only(observer):
-                continue
-            try:
-                observer(task, event, previous)
-            except Exception:
-                logger.exception("task observer %r failed", observer)
-        if self.push_intake is not None:
-            try:
-                self.push_intake(task, event, previous, event_id)
-            except Exception:
-                logger.exception("the push intake failed")
+        """``TaskObservers.notify``, on the span of the task's run here, if any."""
+        run = self._active.get(task.id)
+        self.told.notify(task, event, previous, event_id, run.span if run is not None else None)
 
     def _register(self, run: TaskRun) -> None:
         """Take a slot for ``run`` (synchronous: nothing can slip in between check and claim)."""
@@ -612,7 +564,7 @@ class TaskManager:
         run.handle = asyncio.get_running_loop().create_task(
             run.run(self.executor), name=f"a2a-task-{run.task_id}"
         )
-        if run.previous is not None and (self.observers or self.push_intake is not None):
+        if run.previous is not None and self.told:
             task = run.task
             status = TaskStatusUpdateEvent(
                 task_id=task.id, context_id=task.context_id, status=task.status

@@ -268,11 +268,12 @@ class TaskRun:
     ) -> None:
         """``notify`` the event, or only trace it when nobody observes it: the task (built
         from held chunks when not given) only for someone who needs it."""
-        manager = self.manager
-        if manager.observed(changed):
-            manager.notify(task if task is not None else self.task, event, previous, self.version)
+        told = self.manager.told
+        if told.wanted(changed):
+            task = task if task is not None else self.task
+            told.notify(task, event, previous, self.version, self.span)
         else:
-            manager.trace_event(self.task_id, event, previous)
+            told.trace(self.span, event, previous)
 
     async def _apply(self, event: StreamEvent) -> None:
         if self.reply is not None:

@@ -465,23 +465,9 @@ class TaskManager:
                 message.task_id, message, call, configuration, request_metadata
             )
         else:
-            context_id = message.context_id or new_id()
-            task_id = new_id()
-            message = changed(message, {"task_id": task_id, "context_id": context_id})
-            # Values made here, and a message validated on the way in: nothing to check.
-            task = built(
-                Task,
-                {
-                    "id": task_id,
-                    "context_id": context_id,
-                    "status": TaskStatus.now(TaskState.SUBMITTED),
-                    "artifacts": [],
-                    "history": [message],
-                    "metadata": None,
-                },
-            )
+            task, message = _new_task(message)
             context = _request_context(task, message, call, configuration, request_metadata)
-            context.earlier = EarlierTurns(self.store, call.owner, context_id, task_id)
+            context.earlier = EarlierTurns(self.store, call.owner, task.context_id, task.id)
             run = TaskRun(self, task, call.owner, context, allow_reply=allow_reply)
             self._register(run)
             try:
@@ -823,6 +809,26 @@ async def _final_state(follower: Any) -> TaskState | None:
     except EventsLost:
         return None
     return None
+
+
+def _new_task(message: Message) -> tuple[Task, Message]:
+    """A new task for ``message`` (SUBMITTED), and the message addressed to it."""
+    context_id = message.context_id or new_id()
+    task_id = new_id()
+    message = changed(message, {"task_id": task_id, "context_id": context_id})
+    # Values made here, and a message validated on the way in: nothing to check.
+    task = built(
+        Task,
+        {
+            "id": task_id,
+            "context_id": context_id,
+            "status": TaskStatus.now(TaskState.SUBMITTED),
+            "artifacts": [],
+            "history": [message],
+            "metadata": None,
+        },
+    )
+    return task, message
 
 
 def _request_context(

@@ -217,10 +217,8 @@ class TaskRun:
                 flush_due = self._hold(event)
                 if flush_due is None:
                     await self._apply(event)
-                elif flush_due:
-                    await (
-                        self.writer.flush()
-                    )  # an agent that never yields still gets its chunks saved
+                elif flush_due:  # an agent that never yields still gets its chunks saved
+                    await self.writer.flush()
             except IllegalTransitionError as exc:
                 logger.warning("task %s: rejected an event from the agent: %s", self.task_id, exc)
                 if not self.state.is_terminal and self.reply is None:

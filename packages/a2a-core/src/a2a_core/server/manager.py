@@ -27,7 +27,7 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -67,6 +67,7 @@ from .events import NO_ID, EventBus, MemoryEventBus, Subscription
 from .executor import AgentExecutor, RequestContext
 from .files import FileStore
 from .leases import new_instance_id
+from .observers import Observers, PushIntake, TaskObserver
 from .run_leases import RunLeases
 from .status_writer import StatusWriter
 from .task_state import (
@@ -79,21 +80,9 @@ from .task_state import (
 )
 from .updater import TaskUpdater
 
-__all__ = ["ManagerConfig", "TaskManager", "TaskObserver", "TaskRun"]
+__all__ = ["ManagerConfig", "PushIntake", "TaskManager", "TaskObserver", "TaskRun"]
 
 logger = logging.getLogger("a2a_core.server")
-
-PushIntake = Callable[[Task, StreamEvent, TaskState | None, int | None], None]
-"""The push service's intake: an observer that is also told the event's id."""
-
-TaskObserver = Callable[[Task, StreamEvent, TaskState | None], None]
-"""Called after each applied event with the task, the event and the previous state.
-
-Observers must not block: they run inline on the event path (push delivery
-queues work for a background sender). An observer with a true ``transitions_only``
-attribute is called only for events that change the task's state: streamed artifact
-chunks then never build the task for it (the plugins' ``a2a_task_transition`` is one).
-"""
 
 SAFE_FAILURE_TEXT = "The agent failed while handling this task."
 _SAVE_ATTEMPTS = 3
@@ -732,11 +721,6 @@ class TaskRun:
                 self.manager.finished(self)
 
 
-def _transitions_only(observer: TaskObserver) -> bool:
-    """Whether ``observer`` asks to be told only of state changes (``TaskObserver``)."""
-    return getattr(observer, "transitions_only", False)
-
-
 def _as_reply(message: Message, task: Task) -> Message:
     """A direct reply belongs to the context; no task exists for it to name."""
     if message.task_id is None and message.context_id == task.context_id:
@@ -819,9 +803,6 @@ class TaskManager:
         """Whether artifact chunks may be held and saved together (``TaskRun._hold``)."""
         self.bus: EventBus = bus if bus is not None else MemoryEventBus()
         self.config = config or ManagerConfig()
-        self.observers: list[TaskObserver] = list(observers)
-        self.push_intake: PushIntake | None = None
-        """The push service's intake, told each event with its id (set by the service)."""
         # The store as given, not the timing wrapper: a wrapper per service would
         # otherwise hide the store's channel (or give each service its own).
         self.channel: TaskChannel = channel_for(self.backend)
@@ -829,6 +810,12 @@ class TaskManager:
         self._channel_started = False
         self._active: dict[str, TaskRun] = {}
         self._closing = False
+        self.observing = Observers(observers, self._active)
+        """Who hears of the runs' events besides their streams (the service adds push)."""
+        # The runs tell them through the manager.
+        self.observed = self.observing.observed
+        self.notify = self.observing.notify
+        self.trace_event = self.observing.trace
         writer = StatusWriter(
             store, self.channel, self.bus, self.config, self.notify, self.send_to_channel
         )
@@ -904,49 +891,6 @@ class TaskManager:
     def active_run(self, task_id: str) -> TaskRun | None:
         """The run executing ``task_id``, if any."""
         return self._active.get(task_id)
-
-    def trace_event(self, task_id: str, event: StreamEvent, previous: TaskState | None) -> None:
-        """Record an event on its run's span, when tracing is on (it needs no task: an
-        event nobody observes is still traced)."""
-        hooks = _telemetry.active
-        if hooks is not None:
-            run = self._active.get(task_id)
-            if run is not None and run.span is not None:
-                hooks.task_event(run.span, event, previous)
-
-    def observed(self, changed: bool) -> bool:
-        """Whether an event has anyone to tell (``notify``): the push intake takes every
-        event; an observer every event, or only those that change the task's state when
-        it watches transitions only (``TaskObserver``)."""
-        if self.push_intake is not None:
-            return True
-        if changed:
-            return bool(self.observers)
-        return any(not _transitions_only(observer) for observer in self.observers)
-
-    def notify(
-        self,
-        task: Task,
-        event: StreamEvent,
-        previous: TaskState | None,
-        event_id: int | None = None,
-    ) -> None:
-        """Tell every observer (and the push intake) about a task's event (id: the version
-        it produced); one that raises is logged, not fatal."""
-        self.trace_event(task.id, event, previous)
-        unchanged = previous is task.status.state
-        for observer in self.observers:
-            if unchanged and _transitions_only(observer):
-                continue
-            try:
-                observer(task, event, previous)
-            except Exception:
-                logger.exception("task observer %r failed", observer)
-        if self.push_intake is not None:
-            try:
-                self.push_intake(task, event, previous, event_id)
-            except Exception:
-                logger.exception("the push intake failed")
 
     def _register(self, run: TaskRun) -> None:
         """Take a slot for ``run`` (synchronous: nothing can slip in between check and claim)."""
@@ -1122,7 +1066,7 @@ class TaskManager:
         run.handle = asyncio.get_running_loop().create_task(
             run.run(self.executor), name=f"a2a-task-{run.task_id}"
         )
-        if run.previous is not None and (self.observers or self.push_intake is not None):
+        if run.previous is not None and self.observing.anyone:
             task = run.task
             status = TaskStatusUpdateEvent(
                 task_id=task.id, context_id=task.context_id, status=task.status

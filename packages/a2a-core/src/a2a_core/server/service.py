@@ -134,7 +134,7 @@ class A2AService:
         self._output_modes = _output_modes(self.card)
         if push_intake is not None:
             # told each event's id: it makes webhook ids and the delivered-up-to mark
-            self.manager.push_intake = push_intake
+            self.manager.observing.push_intake = push_intake
             recover = getattr(push, "recover", None)
             leases = self.manager.leases
             if recover is not None and leases is not None:  # only orphans need it

@@ -18,6 +18,12 @@ cancel for a task that runs on another instance is sent through the channel
 to every instance; the one running it cancels the run (the agent is told and
 interrupted, its slot freed). If nobody reacts within ``remote_cancel_timeout``
 (the owner died), the canceling instance writes CANCELED itself.
+
+The manager keeps the registry of runs; its helpers each have a module:
+``cancel`` (a cancel here, elsewhere or with no run), ``run_leases`` (the
+runs' leases and the orphans of dead instances), ``status_writer`` (a status
+written to a task no run has), ``observers`` (who else hears of events) and
+``config`` (``ManagerConfig``).
 """
 
 from __future__ import annotations

@@ -281,8 +281,6 @@ async def test_a_blocking_retry_through_another_instance_waits_for_the_task_to_e
 ) -> None:
     """The retry finds the task WORKING on A: it answers when the task completes (or pauses,
     or fails when A died), as the first send would have, not with a snapshot at once."""
-    from a2a_core.server.leases import LeaseKeeper
-
     agent_a, agent_b = Gated(), Gated()
     async with (
         running_server(agent_a, store_url=shared_url, config=_fast("A")) as a,
@@ -322,9 +320,9 @@ async def test_a_blocking_retry_through_another_instance_waits_for_the_task_to_e
         retry = asyncio.create_task(to_b.send(_message("g-3")))
         await asyncio.sleep(0.3)
         assert not retry.done()
-        keeper = a.service.manager.leases
-        assert isinstance(keeper, LeaseKeeper)
-        keeper.stop_renewing()
+        leases = a.service.manager.leases
+        assert leases is not None
+        leases.keeper.stop_renewing()
         failed = await asyncio.wait_for(retry, 20)
         assert failed.state is TaskState.FAILED
         assert "stopped" in (failed.task.status.message.parts[0].text or "")  # type: ignore[union-attr]

@@ -156,11 +156,6 @@ class TaskRun:
         self._interrupt_at_start = False
         self.span: Any = None
         """The run's span while telemetry traces it (events go there)."""
-        self.leased = False
-        """Whether this instance holds the task's lease (released when the run ends)."""
-        self.leased_at = 0.0
-        """When (``time.monotonic()``) the lease was taken: a renewal that began earlier
-        cannot speak for it."""
         self._emitted = False
         self._files = manager.files if context.call.base_url is not None else None
         """Where large files leave the events for (None: they stay, no URL to serve them)."""
@@ -266,7 +261,7 @@ class TaskRun:
     ) -> None:
         """``notify`` the event, or only trace it when nobody observes it: the task (built
         from held chunks when not given) only for someone who needs it."""
-        told = self.manager.told
+        told = self.manager.observing
         if told.wanted(changed):
             task = task if task is not None else self.task
             told.notify(task, event, previous, self.version, self.span)
@@ -332,8 +327,10 @@ class TaskRun:
             raise IllegalTransitionError(f"task is already {state.value}; no more artifacts")
 
     async def _release_lease(self) -> None:
-        """A run that paused drops its lease before the pause is announced (the manager's)."""
-        await self.manager.let_go(self)
+        """A run that paused drops its lease before the pause is announced (``RunLeases``)."""
+        leases = self.manager.leases
+        if leases is not None:
+            await leases.let_go(self)
 
     def _caught(self, stored: StoredTask | None) -> None:
         """The writer found the task gone, or final elsewhere (settled by a survivor, or a

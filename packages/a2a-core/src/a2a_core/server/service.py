@@ -132,11 +132,12 @@ class A2AService:
         self._output_modes = _output_modes(self.card)
         if push_intake is not None:
             # told each event's id: it makes webhook ids and the delivered-up-to mark
-            self.manager.told.push_intake = push_intake
+            self.manager.observing.push_intake = push_intake
             recover = getattr(push, "recover", None)
-            if recover is not None:
+            leases = self.manager.leases
+            if recover is not None and leases is not None:  # only orphans need it
                 channel = self.manager.channel
-                self.manager.push_recovery = lambda stored: recover(channel, stored)
+                leases.push_recovery = lambda stored: recover(channel, stored)
         if push is not None:
             shared = self.manager.channel.push_configs()
             share = getattr(push, "share_store", None)

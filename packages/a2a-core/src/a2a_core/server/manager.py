@@ -68,8 +68,7 @@ from .run import RESULT_ARTIFACT, SAFE_FAILURE_TEXT, TaskRun
 from .run_leases import RunLeases
 from .status_writer import StatusWriter
 from .task_state import continue_task
-from .writers import SAVE_ATTEMPTS as _SAVE_ATTEMPTS
-from .writers import publish_logged
+from .writers import SAVE_ATTEMPTS, publish_logged
 
 __all__ = [
     "RESULT_ARTIFACT",
@@ -267,7 +266,7 @@ class TaskManager:
         configuration: SendMessageConfiguration | None,
         request_metadata: dict[str, Any] | None,
     ) -> TaskRun:
-        for _ in range(_SAVE_ATTEMPTS):
+        for _ in range(SAVE_ATTEMPTS):
             await self._let_paused_run_finish(task_id)
             stored = await self.store.get(task_id, call.owner)
             if stored is None:

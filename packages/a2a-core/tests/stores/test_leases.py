@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 from a2a_core import A2AClient, EchoAgent, running_server
 from a2a_core.adapters import open_task_store
+from a2a_core.compose.serve import RunningServer
 from a2a_core.errors import UnsupportedOperationError
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
 from a2a_core.server.leases import LeaseKeeper
 from a2a_core.server.manager import ManagerConfig
-from a2a_core.server.serve import RunningServer
 from a2a_core.stores.cluster import Lease, TaskLeases
 from a2a_core.testing.fakes import make_task
 from a2a_core.types import Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent

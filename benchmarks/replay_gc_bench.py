@@ -4,7 +4,7 @@
 
 A ``MemoryEventBus`` at its default bound (1,000 buffers) holds the events of that many
 finished streams (each: the task, ``events - 2`` artifact chunks, the final status), as
-a stream leaves them: sent frames packed as it goes, the rest when it lets go. Then:
+their JSON, encoded when each event was published. Then:
 full collections (``gc.collect()``) with the startup objects frozen as the server
 does (``freeze_startup_objects``), median of ``--runs`` after evicting the CPU caches
 (a full collection in a serving process runs cold: it comes every few hundred
@@ -29,7 +29,6 @@ from a2a_core.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from a2a_core.types._json import REPLAYED, event_json
 
 _EVICT = bytearray(32 << 20)
 
@@ -61,16 +60,8 @@ def fill(bus: MemoryEventBus, tasks: int, events: int) -> None:
                 task_id=task_id, context_id=context_id, status=TaskStatus(state=TaskState.COMPLETED)
             )
         )
-        sent: list[tuple[int, bytes]] = []
         for event_id, event in enumerate(stream, 1):
             bus.publish(task_id, event, event_id)
-            data = event_json(event)  # what the stream's frame encoded
-            if data is not None and type(event) in REPLAYED:
-                sent.append((event_id, data))
-            if event_id % 20 == 0:
-                sub.sent(sent)  # a write of twenty frames
-                sent = []
-        sub.sent(sent)
         bus.end(task_id)
         sub.close()
 

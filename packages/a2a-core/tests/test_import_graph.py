@@ -35,7 +35,6 @@ PACKAGE = "a2a_core"
 
 CLIENT_MAY_IMPORT_SERVER = frozenset(
     {
-        "a2a_core.client.files",  # cross-origin downloads reuse the push SSRF policy (lazy)
         "a2a_core.client.remote",  # the gateway executor is an AgentExecutor (lazy in the client)
         "a2a_core.client.transports.inprocess",  # calls an A2AService in the same process
     }

@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "a2a_core.wire",
         "a2a_core.identity",
         "a2a_core.exports",
+        "a2a_core.net",
     ),
     ("a2a_core.contracts",),
     ("a2a_core.stores",),
@@ -224,17 +225,7 @@ def test_only_the_command_line_imports_the_facade() -> None:
 
 @pytest.mark.parametrize(
     "package",
-    [
-        "a2a_core.server.push",
-        pytest.param(
-            "a2a_core.stores",
-            # TODO-merge: the store<->files interfaces (issue #36, item 7) make this pass;
-            # drop the mark once they are in.
-            marks=pytest.mark.xfail(
-                reason="each *_files.py names its store's class for type checking",
-            ),
-        ),
-    ],
+    ["a2a_core.server.push", "a2a_core.stores"],
 )
 def test_no_module_cycle_inside(package: str) -> None:
     """Inside these packages the modules form no cycle either (type-only imports included)."""

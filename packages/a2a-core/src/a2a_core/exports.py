@@ -21,6 +21,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "a2a_core.errors",
     "a2a_core.card",
     "a2a_core.files",
+    "a2a_core.net",
     "a2a_core.client",
     "a2a_core.client.transports",
     "a2a_core.client.files",

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import pluggy
 
 if TYPE_CHECKING:
-    from argparse import ArgumentParser, _SubParsersAction  # pyright: ignore[reportPrivateUsage]
+    from argparse import ArgumentParser
 
     from .contracts.task_store import TaskStore
     from .identity import Principal
@@ -44,6 +44,7 @@ __all__ = [
     "AuthBackend",
     "AuthBackendFactory",
     "AuthBackendRegistrar",
+    "CommandParsers",
     "ResolvedAgent",
     "TaskStoreFactory",
     "TaskStoreRegistrar",
@@ -133,6 +134,15 @@ TaskStoreRegistrar = Callable[[str, TaskStoreFactory], None]
 """The ``register`` callback of ``a2a_register_task_stores``: ``register(scheme, factory)``."""
 
 
+class CommandParsers(Protocol):
+    """The ``a2a`` sub-commands table ``a2a_cli_commands`` adds to (what
+    ``ArgumentParser.add_subparsers()`` returns)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> ArgumentParser:
+        """A new sub-command ``name`` (``help``, ``description``... as for its parser)."""
+        ...
+
+
 @hookspec
 def a2a_register_adapters(register: AdapterRegistrar) -> None:
     """Register agent adapters by name, e.g. ``register("langchain", LangChainAdapter())``.
@@ -216,7 +226,7 @@ def a2a_task_transition(task: Task, old: TaskState | None, new: TaskState) -> No
 
 
 @hookspec
-def a2a_cli_commands(commands: _SubParsersAction[ArgumentParser]) -> None:
+def a2a_cli_commands(commands: CommandParsers) -> None:
     """Add sub-commands to the ``a2a`` command line: ``commands.add_parser("mcp", ...)``.
 
     Called when ``a2a`` runs a command that is not built in (or prints its

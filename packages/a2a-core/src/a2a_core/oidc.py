@@ -126,6 +126,7 @@ class JWKSCache:
         self.min_refresh_interval = min_refresh_interval
         self._timeout = timeout
         self._keys: dict[str | None, PyJWK] = {}
+        self._algs: dict[str | None, str] = {}
         self._fetched_at: float | None = None
         self._lock = asyncio.Lock()
         self.fetches = 0
@@ -162,7 +163,16 @@ class JWKSCache:
         for key in key_set.keys:
             if key.public_key_use in (None, "sig"):
                 keys[key.key_id] = key
-        self._keys = keys
+        # What each key says it is for ("alg"), read from the document: PyJWK keeps
+        # only a default it infers when the key declares none.
+        algs: dict[str | None, str] = {}
+        for raw in document.get("keys") or ():
+            if isinstance(raw, dict):
+                entry = cast("dict[str, Any]", raw)
+                declared = entry.get("alg")
+                if isinstance(declared, str):
+                    algs[entry.get("kid")] = declared
+        self._keys, self._algs = keys, algs
 
     async def key(self, kid: str | None) -> PyJWK:
         """The key with this id (None: the only key of a one-key set); ``_KeyProblem`` if none."""
@@ -182,6 +192,10 @@ class JWKSCache:
         if found is None:
             raise _KeyProblem(f"no key with id {kid!r} in the issuer's key set")
         return found
+
+    def declared_algorithm(self, key: PyJWK) -> str | None:
+        """The ``alg`` the key set declares for ``key`` (None: it declares none)."""
+        return self._algs.get(key.key_id)
 
 
 def _scopes(claims: Mapping[str, Any]) -> frozenset[str]:
@@ -319,7 +333,7 @@ class JWTBearerAuth:
         key = await self.keys.key(kid)
         if key.key_type != ASYMMETRIC_ALGORITHMS[alg]:
             raise jwt.InvalidAlgorithmError(f"a {key.key_type} key cannot verify {alg}")
-        declared = key._jwk_data.get("alg")  # pyright: ignore[reportPrivateUsage]
+        declared = self.keys.declared_algorithm(key)
         if declared is not None and declared != alg:
             raise jwt.InvalidAlgorithmError(f"the key is for {declared}, the token says {alg}")
         return jwt.decode(

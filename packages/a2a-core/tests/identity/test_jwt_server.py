@@ -321,3 +321,18 @@ async def test_an_es256_issuer_and_a_key_type_mismatch(caplog: pytest.LogCapture
         with pytest.raises(AuthenticationRequiredError) as caught:
             await backend.authenticate({"authorization": f"Bearer {token}"})
         assert "RSA" in str(caught.value.__cause__) or "EC" in str(caught.value.__cause__)
+
+
+async def test_a_key_declared_for_one_algorithm_refuses_a_token_of_another(
+    idp: IdentityProvider,
+) -> None:
+    """The JWKS says the key is for RS256: an RS384 token signed with it is refused."""
+    import jwt
+
+    backend = JWTBearerAuth(idp.issuer, AUD, algorithms=["RS256", "RS384"])
+    key = idp.signing_key
+    good = jwt.encode(claims(idp), key.private_key, algorithm="RS256", headers={"kid": key.kid})
+    assert (await backend.verify(good))["sub"]
+    other = jwt.encode(claims(idp), key.private_key, algorithm="RS384", headers={"kid": key.kid})
+    with pytest.raises(jwt.InvalidAlgorithmError, match="the key is for RS256"):
+        await backend.verify(other)

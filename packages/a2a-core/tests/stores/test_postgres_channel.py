@@ -143,7 +143,7 @@ async def test_retention_by_count_trims_the_oldest(postgres_schema: str) -> None
         assert channel.stream_max_events == 4
         for i in range(1, 21):
             await channel.publish("t", i, _chunk("t", str(i)), previous=i - 1)
-        async with await store._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+        async with await store.database.connection() as conn:
             cur = await conn.execute(
                 f'SELECT count(*) FROM "{postgres_schema}".a2a_events WHERE task_id = %s', ("t",)
             )
@@ -183,7 +183,7 @@ async def test_notify_payload_is_small_and_long_task_ids_work(
 ) -> None:
     a, b = pair
     task_id = "long-" + "x" * 9000  # longer than a NOTIFY payload may be
-    spy = await psycopg.AsyncConnection.connect(a._store.conninfo, autocommit=True)  # pyright: ignore[reportPrivateUsage]
+    spy = await psycopg.AsyncConnection.connect(a.database.conninfo, autocommit=True)
     try:
         await spy.execute(sql.SQL("LISTEN {}").format(sql.Identifier(a.notify_channel)))
         follower = b.follow(task_id, 1, 1)
@@ -233,7 +233,7 @@ async def test_the_listener_reconnects_and_followers_catch_up(
     assert [i for i, _ in await _take(follower, 1)] == [2]
     pid = b.listener_pid
     assert pid is not None
-    async with await a._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+    async with await a.database.connection() as conn:
         await conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
     # Published while B's listener may be down: B catches up from the table.
     await a.publish("t5", 3, _chunk("t5", "during"))

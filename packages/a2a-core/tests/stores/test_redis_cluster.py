@@ -115,7 +115,7 @@ async def test_save_and_publish_is_one_round_trip_and_all_or_nothing(
             await channel.save_and_publish(working, "alice", 1, event, 2)
         with pytest.raises(ConcurrentUpdateError):  # another owner: the same
             await channel.save_and_publish(working, "bob", 2, event, 2)
-        client = store._connected()  # pyright: ignore[reportPrivateUsage]
+        client = store.connection.client()
         assert await client.xlen(channel.stream_key("t")) == 1
     finally:
         await store.aclose()

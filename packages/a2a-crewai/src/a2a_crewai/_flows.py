@@ -24,8 +24,7 @@ from a2a_core.types import Message
 from pydantic import BaseModel, ValidationError
 
 from ._events import short
-from ._inputs import DEFAULT_KEY
-from ._inputs import _message_parts as message_parts  # pyright: ignore[reportPrivateUsage]
+from ._inputs import DEFAULT_KEY, message_parts
 
 __all__ = [
     "FlowOutput",

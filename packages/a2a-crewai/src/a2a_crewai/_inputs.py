@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from a2a_core.types import Message, Role
 
-__all__ = ["KickoffInputs", "chat_messages", "crew_inputs", "placeholders"]
+__all__ = ["KickoffInputs", "chat_messages", "crew_inputs", "message_parts", "placeholders"]
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_\-]*)}")
 DEFAULT_KEY = "input"
@@ -51,7 +51,9 @@ class KickoffInputs:
     missing: tuple[str, ...]
 
 
-def _message_parts(message: Message) -> tuple[str, dict[str, Any]]:
+def message_parts(message: Message) -> tuple[str, dict[str, Any]]:
+    """The message's text (text parts, and data that is not an object, as JSON) and the
+    keys of its object data parts (shared by crew and flow inputs)."""
     texts: list[str] = []
     data: dict[str, Any] = {}
     for part in message.parts:
@@ -76,7 +78,7 @@ def crew_inputs(
     ``files_text`` (the list of received files) fills a ``{files}`` placeholder,
     else follows the message text.
     """
-    text, inputs = _message_parts(message)
+    text, inputs = message_parts(message)
     if files_text:
         if FILES_KEY in expected and FILES_KEY not in inputs:
             inputs[FILES_KEY] = files_text
@@ -98,7 +100,7 @@ def chat_messages(
     turns = [m for m in history if m.message_id != current.message_id]
     out: list[dict[str, str]] = []
     for message in [*turns, current]:
-        text, data = _message_parts(message)
+        text, data = message_parts(message)
         if data:
             text = "\n".join(t for t in (text, json.dumps(data, ensure_ascii=False)) if t)
         if files_text and message is current:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable
 
     from ..client.catalog import AgentCatalog
+    from ..hookspecs import CommandParsers
     from ..signing import CardVerifier
     from .render import Console
 
@@ -36,7 +37,7 @@ examples:
 """
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def add_parser(commands: CommandParsers) -> None:
     parser = commands.add_parser(
         "card",
         parents=[connection_parser(choose_interface=False)],

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..client import A2AClient
     from ..client.catalog import AgentCatalog
     from ..types import AgentCard, Message, Task
+    from .parsing import ArgumentAdder
 
 __all__ = [
     "BEARER_ENV",
@@ -184,7 +185,7 @@ def connection_parser(*, choose_interface: bool = True) -> argparse.ArgumentPars
 
 
 def add_client_options(
-    group: argparse._ArgumentGroup,  # pyright: ignore[reportPrivateUsage]
+    group: ArgumentAdder,
     prefix: str,
     id_env: str,
     secret_env: str,
@@ -235,7 +236,7 @@ def add_client_options(
     )
 
 
-def _interface_options(group: argparse._ArgumentGroup) -> None:  # pyright: ignore[reportPrivateUsage]
+def _interface_options(group: ArgumentAdder) -> None:
     group.add_argument(
         "--binding",
         type=str.lower,

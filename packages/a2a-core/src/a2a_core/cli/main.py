@@ -16,11 +16,15 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from . import card, playground, plugins, send, serve, tasks
 from .common import ExitCode, UsageError, session_of
 from .httpx_cli import skip_httpx_cli
+
+if TYPE_CHECKING:
+    from ..hookspecs import CommandParsers
 
 __all__ = ["DEBUG_ENV", "build_parser", "main"]
 
@@ -93,7 +97,7 @@ def build_parser(*, plugin_commands: bool = False) -> argparse.ArgumentParser:
     return parser
 
 
-def _plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def _plugin_commands(commands: CommandParsers) -> None:
     """Let each plugin add its commands; a name already taken is an error naming the plugin."""
     from ..plugins import PluginError, call_hook_impl, get_plugin_manager, hook_impls
 

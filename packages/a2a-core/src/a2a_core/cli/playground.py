@@ -17,6 +17,8 @@ from .common import ExitCode, UsageError, check_url, parse_header
 if TYPE_CHECKING:
     import asyncio
 
+    from ..hookspecs import CommandParsers
+
 __all__ = ["add_parser", "run"]
 
 EXAMPLES = """\
@@ -30,7 +32,7 @@ the agent URL's origin. Tokens typed into the page stay in that browser tab.
 """
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def add_parser(commands: CommandParsers) -> None:
     parser = commands.add_parser(
         "playground",
         help="try an A2A agent in the browser (a local page and a proxy to the agent)",

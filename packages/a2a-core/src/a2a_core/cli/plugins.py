@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .common import ExitCode
+
+if TYPE_CHECKING:
+    from ..hookspecs import CommandParsers
 
 __all__ = ["PluginRow", "add_parser", "plugin_rows", "run"]
 
@@ -24,7 +28,7 @@ examples:
 """
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def add_parser(commands: CommandParsers) -> None:
     parser = commands.add_parser(
         "plugins",
         help="list the installed plugins, their entry points and the hooks they implement",

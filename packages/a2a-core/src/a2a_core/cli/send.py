@@ -12,6 +12,7 @@ from .parts import part_dicts
 
 if TYPE_CHECKING:
     from ..client import A2AClient, EventStream
+    from ..hookspecs import CommandParsers
     from ..types import Message, Task
     from .render import Console, Renderer
 
@@ -33,7 +34,7 @@ canceled, 2 usage error, 3 the agent answered with an A2A error, 4 connection er
 """
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+def add_parser(commands: CommandParsers) -> None:
     parser = commands.add_parser(
         "send",
         parents=[connection_parser()],

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from ..bindings import bindings
 from .common import ExitCode, UsageError, add_client_options, check_url, parse_header
 from .options import check_adapter_options, parse_option
+from .parsing import CommandLineParser
 from .serveconfig import AgentSpec, agents_from_args, load_settings, track_explicit
 from .target import is_url, load_target
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from ..adapters import ResolvedAgent
     from ..client import RemoteAgentExecutor
     from ..compose.serve import RunningServer
+    from ..hookspecs import CommandParsers
     from ..server.config import ManagerConfig
     from ..server.tls import ServerTLS
     from ..signing import CardSigner
@@ -67,17 +69,10 @@ PUSH_SIGNING_SECRET_ENV = "A2A_PUSH_SIGNING_SECRET"
 _BINDING_ORDER = tuple(b.name for b in bindings())
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
-    parser = commands.add_parser(
-        "serve",
-        help="serve an agent object (or a remote agent, as a gateway) over A2A",
-        description=(
-            "Serve TARGET as an A2A agent (JSON-RPC and HTTP+JSON, with its card at "
-            "/.well-known/agent-card.json) until Ctrl-C."
-        ),
-        epilog=EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def add_parser(commands: CommandParsers) -> None:
+    # The options are built on a parser of their own, the command's parent, which
+    # lists them: they are also read from a config file and the environment.
+    parser = CommandLineParser(add_help=False)
     parser.add_argument(
         "targets",
         metavar="TARGET",
@@ -330,6 +325,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.set_defaults(run=run, serve_parser=parser)
     track_explicit(parser)
+    commands.add_parser(
+        "serve",
+        parents=[parser],
+        help="serve an agent object (or a remote agent, as a gateway) over A2A",
+        description=(
+            "Serve TARGET as an A2A agent (JSON-RPC and HTTP+JSON, with its card at "
+            "/.well-known/agent-card.json) until Ctrl-C."
+        ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def _port(value: str) -> int:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from .parsing import accumulates, options_of, prints_help
 from .usage import UsageError
 
 __all__ = ["CONFIG_ENV", "AgentSpec", "Layered", "env_name", "load_settings", "track_explicit"]
@@ -89,10 +90,10 @@ _TRACKING: dict[type, type] = {}
 
 
 def track_explicit(parser: argparse.ArgumentParser) -> None:
-    """Make ``parser`` record the dests given on the command line (``explicit(args)``):
-    only those win over the environment and the file."""
-    for action in parser._actions:  # pyright: ignore[reportPrivateUsage]
-        if isinstance(action, argparse._HelpAction):  # pyright: ignore[reportPrivateUsage]
+    """Make ``parser`` (a ``CommandLineParser``) record the dests given on the command
+    line (``explicit(args)``): only those win over the environment and the file."""
+    for action in options_of(parser):
+        if prints_help(action):
             continue
         action.__class__ = _tracking(type(action))
 
@@ -200,9 +201,7 @@ def load_settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     """Fill ``args`` from the environment and the config file where no flag was given;
     the agents the file or ``A2A_TARGETS`` name (None: none)."""
     actions = {
-        a.dest: a
-        for a in parser._actions  # pyright: ignore[reportPrivateUsage]
-        if a.option_strings and a.dest not in _NOT_SETTINGS
+        a.dest: a for a in options_of(parser) if a.option_strings and a.dest not in _NOT_SETTINGS
     }
     given = explicit(args)
     config: str | None = getattr(args, "config", None) or os.environ.get(CONFIG_ENV) or None
@@ -310,7 +309,7 @@ def _convert(
         if not isinstance(value, bool):
             raise fail("must be true or false")
         return value
-    if isinstance(action, argparse._AppendAction):  # pyright: ignore[reportPrivateUsage]
+    if accumulates(action):
         items = cast("list[Any]", value) if isinstance(value, list) else [value]
         return [_one(fail, item, action, base) for item in items]
     return _one(fail, value, action, base)
@@ -355,7 +354,7 @@ def _from_env(name: str, raw: str, action: argparse.Action) -> Any:
         if lowered in ("0", "false", "no", "off"):
             return False
         raise fail(f"must be true or false, not {raw!r}")
-    if isinstance(action, argparse._AppendAction):  # pyright: ignore[reportPrivateUsage]
+    if accumulates(action):
         parts = raw.splitlines() if "\n" in raw else raw.split(",")
         return [_typed(fail, p.strip(), action) for p in parts if p.strip()]
     return _typed(fail, raw, action)

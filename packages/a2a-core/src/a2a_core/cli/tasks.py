@@ -10,11 +10,10 @@ from .common import ExitCode, UsageError, connect, connection_parser, exit_code_
 
 if TYPE_CHECKING:
     from ..client import A2AClient
+    from ..hookspecs import CommandParsers
     from ..types import Task, TaskState
 
 __all__ = ["add_parsers", "parse_state"]
-
-_SubParsers = argparse._SubParsersAction  # pyright: ignore[reportPrivateUsage]
 
 _STATES = (
     "submitted",
@@ -28,7 +27,7 @@ _STATES = (
 )
 
 
-def add_parsers(commands: _SubParsers[argparse.ArgumentParser]) -> None:
+def add_parsers(commands: CommandParsers) -> None:
     connection = connection_parser()
 
     def command(name: str, *, task: bool = True, **kwargs: Any) -> argparse.ArgumentParser:

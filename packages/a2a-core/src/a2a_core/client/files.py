@@ -7,8 +7,8 @@ any URL an agent names would let it point the caller at its own network
 - goes to the agent's own origin (scheme, host and port of the interface the
   client talks to) with the client's own connection and headers, which is
   where a served file store lives; any other origin must be listed in
-  ``allowed_origins`` and then passes the server's SSRF URL policy
-  (``a2a_core.server.push.UrlPolicy``: public addresses only unless opened,
+  ``allowed_origins`` and then passes the SSRF URL policy that push delivery
+  uses too (``a2a_core.net.UrlPolicy``: public addresses only unless opened,
   checked on the address actually connected to), without the client's
   headers, which are for the agent only;
 - never follows redirects (one could leave the allowed origin);
@@ -29,7 +29,7 @@ from ..files import FileRefusedError
 from ..types import Part
 
 if TYPE_CHECKING:
-    from ..server.push.policy import UrlPolicy
+    from ..net.url_policy import UrlPolicy
 
 __all__ = ["DEFAULT_MAX_DOWNLOAD_BYTES", "fetch_part", "origin_of"]
 
@@ -127,10 +127,10 @@ async def fetch_part(
 async def _vetted_read(
     url: str, max_bytes: int, url_policy: UrlPolicy | None
 ) -> tuple[bytes, str | None]:
-    # The push delivery's SSRF policy and transport, reused: one rule for every
-    # URL the library follows on someone else's word.
-    from ..server.push.policy import TargetRefusedError, UrlPolicy
-    from ..server.push.transport import VettedTransport
+    # One rule for every URL the library follows on someone else's word: the
+    # same policy and transport as push delivery (loaded when first needed).
+    from ..net.url_policy import TargetRefusedError, UrlPolicy
+    from ..net.vetted_transport import VettedTransport
 
     policy = url_policy or UrlPolicy()
     try:

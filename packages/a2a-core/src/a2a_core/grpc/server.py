@@ -47,6 +47,7 @@ from ..identity import connection_tls
 from ..server.asgi.edge import Edge
 from ..server.asgi.http import negotiate_version
 from ..server.context import ServerCallContext
+from ..server.stream import ServerStream
 from ..wire._json import DEFAULT_LIMITS
 from ..wire.operations import Operation
 from ..wire.v10 import V10Codec
@@ -213,7 +214,7 @@ class _Binding:
         async def handle(
             raw: Any, context: grpc.aio.ServicerContext[Any, Any]
         ) -> AsyncIterator[ProtoMessage]:
-            events: AsyncIterator[Any] | None = None
+            events: ServerStream | None = None
             hooks = _telemetry.active
             span = None
             if hooks is not None:
@@ -242,9 +243,7 @@ class _Binding:
                 raise
             finally:
                 if events is not None:
-                    closer = getattr(events, "aclose", None)
-                    if closer is not None:
-                        await closer()
+                    await events.aclose()
                     if hooks is not None:
                         hooks.stream_closed()
                 if span is not None and hooks is not None:

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from ..contracts.channel import ChannelItem, ChannelListener, ListenerSet, TaskChannel
-from ..types import StreamEvent, TaskStatusUpdateEvent
+from ..types import StreamEvent
 from .events import MemoryEventBus, Subscription
 
 if TYPE_CHECKING:
@@ -64,9 +64,9 @@ class MemoryTaskChannel(ListenerSet, TaskChannel):
 
     With one instance attached nothing is published (``shared`` is False);
     with several, every event is recorded for replay (``replay_events`` per
-    task, ``replay_tasks`` tasks; a settled task's as JSON bytes, see
-    ``MemoryEventBus``) and fanned out to followers. Its push
-    config store is one ``MemoryPushConfigStore`` for all of them.
+    task, ``replay_tasks`` tasks, as JSON bytes: see ``MemoryEventBus``) and
+    fanned out to followers. Its push config store is one
+    ``MemoryPushConfigStore`` for all of them.
     """
 
     def __init__(self, replay_events: int = 1000, replay_tasks: int = 1000) -> None:
@@ -84,15 +84,10 @@ class MemoryTaskChannel(ListenerSet, TaskChannel):
     ) -> None:
         self._record(task_id, event_id if previous is None else previous)
         self._bus.publish(task_id, event, event_id)
-        if isinstance(event, TaskStatusUpdateEvent) and (
-            event.status.state.is_terminal or event.status.state.is_interrupted
-        ):
-            self._bus.pack(task_id)  # the run's stream is over: keep its events as bytes
 
     async def publish_end(self, task_id: str, event_id: int) -> None:
         self._record(task_id, event_id)
         self._bus.publish(task_id, _END, event_id)  # type: ignore[arg-type]
-        self._bus.pack(task_id)
 
     def _record(self, task_id: str, previous: int) -> None:
         # The record of a task starts at the last event before its first published one.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, cast
 
@@ -61,6 +61,7 @@ from .files import FileStore
 from .idempotency import SendClaim, SendLedger, started_task
 from .manager import ManagerConfig, TaskManager, TaskObserver, TaskRun
 from .push_api import PushNotifier
+from .stream import ServerStream
 from .task_state import snapshot
 
 __all__ = ["A2AService", "CardProvider", "ConfigurationError"]
@@ -208,7 +209,7 @@ class A2AService:
 
     async def open_stream(
         self, op: Operation, request: BaseModel, call: ServerCallContext
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> ServerStream:
         """Start a streaming operation: errors are raised here, before the first event."""
         if self.task_scope is not None:
             call.scope = self.task_scope
@@ -312,7 +313,7 @@ class A2AService:
 
     async def stream_message(
         self, request: SendMessageRequest, call: ServerCallContext
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> ServerStream:
         """Streaming send: one Message, or the Task then its events until it settles."""
         if not self.streaming:
             raise UnsupportedOperationError("Streaming is not supported by this agent")
@@ -417,7 +418,7 @@ class A2AService:
         initial_version: int,
         subscription: Subscription,
         claim: SendClaim | None = None,
-    ) -> AsyncIterator[tuple[int, StreamEvent | None]]:
+    ) -> AsyncGenerator[_Item]:
         """The first events of a streamed send; then ``_FOLLOW``: the rest are the
         subscription's, up to the event that settles the task."""
         try:
@@ -426,21 +427,21 @@ class A2AService:
                 first = await anext(aiter(subscription), None)
                 if isinstance(first, Message):
                     await self._forget(claim)
-                    yield NO_ID, first
+                    yield NO_ID, first, subscription.encoded
                     return
                 if first is None:  # the run ended without publishing anything
                     if run.stored == 0 and run.error is not None:
                         await self._forget(claim)
                         raise run.error
-                    yield run.version, snapshot(run.task)
+                    yield run.version, snapshot(run.task), None
                     return
-                yield initial_version, snapshot(run.initial)
-                yield _id(subscription), first
+                yield initial_version, snapshot(run.initial), None
+                yield _id(subscription), first, subscription.encoded
                 if _settles(first):
                     return
             else:
-                yield initial_version, snapshot(run.initial)
-            yield _FOLLOW, None  # the stream reads the subscription itself from here
+                yield initial_version, snapshot(run.initial), None
+            yield _FOLLOW, None, None  # the stream reads the subscription itself from here
         finally:
             subscription.close()
 
@@ -495,7 +496,7 @@ class A2AService:
 
     async def subscribe(
         self, request: SubscribeToTaskRequest, call: ServerCallContext
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> ServerStream:
         """The current Task, then its events while an agent works on it (on any instance).
 
         With a ``Last-Event-ID`` header (an event id this server sent), the
@@ -527,7 +528,7 @@ class A2AService:
             # Followed through the backend: the task runs elsewhere, or the events
             # to replay are the channel's (it holds every instance's).
             start = last if last is not None else version
-            first = None if last is not None else (version, snapshot(current))
+            first = None if last is not None else (version, snapshot(current), None)
             events = self._follow_channel(request.id, call, start, version, first, terminal)
             return _Stream(events, None)
         # Running here, or idle but open (paused for input, or left working): follow it
@@ -542,25 +543,25 @@ class A2AService:
                 replay = self._follow(None, subscription, replay_only=terminal)
                 return _Stream(replay, subscription)
         subscription = manager.subscribe(request.id, current=version)
-        first = (version, snapshot(current))
+        task = snapshot(current)
         if terminal:
             subscription.close()
-            return _Stream(_single(*first), None)
-        return _Stream(self._follow(first, subscription), subscription)
+            return _Stream(_single(version, task), None)
+        return _Stream(self._follow((version, task, None), subscription), subscription)
 
     async def _follow(
         self,
-        first: tuple[int, Task] | None,
+        first: _Item | None,
         subscription: Subscription,
         replay_only: bool = False,
-    ) -> AsyncIterator[tuple[int, StreamEvent]]:
+    ) -> AsyncGenerator[_Item]:
         try:
             if first is not None:
                 yield first
             if replay_only and not subscription.pending:
                 return
             async for event in subscription:
-                yield _id(subscription), event
+                yield _id(subscription), event, subscription.encoded
                 if _settles(event) or (replay_only and not subscription.pending):
                     return
         finally:
@@ -572,9 +573,9 @@ class A2AService:
         call: ServerCallContext,
         after: int,
         current: int,
-        first: tuple[int, Task] | None,
+        first: _Item | None,
         terminal: bool,
-    ) -> AsyncIterator[tuple[int, StreamEvent]]:
+    ) -> AsyncGenerator[_Item]:
         """Events of a task from the store's channel; past retention, a snapshot first."""
         channel = self.manager.channel
         follower = channel.follow(task_id, after, current)
@@ -594,7 +595,7 @@ class A2AService:
                     stored = await self.store.get(task_id, call.owner)
                     if stored is None:
                         raise TaskNotFoundError.for_task(task_id) from None
-                    yield stored.version, snapshot(stored.task)
+                    yield stored.version, snapshot(stored.task), None
                     state = stored.task.status.state
                     if state.is_terminal or state.is_interrupted:
                         return
@@ -605,7 +606,7 @@ class A2AService:
                     return
                 if event is None:  # the run ended without settling the task
                     return
-                yield event_id, event
+                yield event_id, event, None
                 if _settles(event):
                     return
         finally:
@@ -750,62 +751,59 @@ async def _aclose(events: AsyncIterator[object]) -> None:
         await aclose()
 
 
-class _Stream:
-    """An event stream that releases its subscription even if never iterated.
+_Item = tuple[int, StreamEvent | None, bytes | None]
+"""``(event id, event, its JSON as the bus encoded it)`` as a ``_Stream``'s source yields it."""
 
-    (``aclose()`` on an async generator that never started skips its ``finally``.)
-    ``event_id`` is the id of the event last returned (the SSE ``id``; None for
-    a direct message reply, which no task version holds). When ``events`` yields
-    ``_FOLLOW``, the stream continues straight from the subscription (no generator
-    between the bus and the response) until an event settles the task; ``ready()``
-    says how many events can then be read without waiting.
+
+class _Stream:
+    """The service's ``ServerStream``: events from a generator, then from a subscription.
+
+    It releases its subscription even if never iterated (``aclose()`` on an async
+    generator that never started skips its ``finally``). ``event_id`` is the id of the
+    event last returned (the SSE ``id``; None for a direct message reply, which no task
+    version holds). When ``events`` yields ``_FOLLOW``, the stream continues straight
+    from the subscription (no generator between the bus and the response) until an
+    event settles the task.
     """
 
-    __slots__ = ("_events", "_following", "_settled", "_subscription", "event_id")
+    __slots__ = ("_events", "_following", "_settled", "_subscription", "encoded", "event_id")
 
-    def __init__(
-        self,
-        events: AsyncIterator[tuple[int, StreamEvent | None]],
-        subscription: Subscription | None,
-    ) -> None:
+    def __init__(self, events: AsyncGenerator[_Item], subscription: Subscription | None) -> None:
         self._events = events
         self._subscription = subscription
         self._following = False
         self._settled = False
         self.event_id: int | None = None
+        self.encoded: bytes | None = None
 
     def __aiter__(self) -> _Stream:
         return self
 
     async def __anext__(self) -> StreamEvent:
-        subscription = self._subscription
         if not self._following:
-            event_id, event = await anext(self._events)
+            event_id, event, self.encoded = await anext(self._events)
             if event is not None:
                 self.event_id = None if event_id == NO_ID else event_id
                 return event
-            if subscription is None:  # pragma: no cover - only _run_stream follows
-                raise StopAsyncIteration
             self._following = True
-        elif subscription is None:
-            raise StopAsyncIteration
-        if self._settled:
-            # Only now: the frame of the settling event is written, so the bus packs the
-            # task's replay buffer with the bytes of every frame (none encoded twice).
-            self._stop()
+        subscription = self._subscription
+        if subscription is None:  # settled (or, for a source that never follows, over)
             raise StopAsyncIteration
         try:
             event = await anext(subscription)
         except BaseException:
             self._stop()
             raise
-        return self._followed(subscription.event_id, event)
+        return self._followed(subscription, event)
 
-    def _followed(self, event_id: int | None, event: StreamEvent) -> StreamEvent:
-        """Note an event read from the subscription (its id; whether it settles the task)."""
+    def _followed(self, subscription: Subscription, event: StreamEvent) -> StreamEvent:
+        """Note an event read from the subscription; let it go after the settling one."""
+        event_id = subscription.event_id
         self.event_id = None if event_id is None or event_id == NO_ID else event_id
+        self.encoded = subscription.encoded
         if _settles(event):
-            self._settled = True  # the next read ends the stream (the subscription then goes)
+            self._settled = True
+            self._stop()
         return event
 
     def _stop(self) -> None:
@@ -814,33 +812,28 @@ class _Stream:
             self._subscription = None
 
     def ends(self) -> bool:
-        """Whether the event last returned is the stream's last (the next read ends it)."""
+        """Whether the event last returned is the stream's last (it settled the task)."""
         return self._settled
-
-    def sent(self, replays: list[tuple[int, bytes]]) -> None:
-        """Frames were sent: the replay buffer keeps these events' bytes (by event id)."""
-        if self._subscription is not None:
-            self._subscription.sent(replays)
 
     def next_ready(self) -> StreamEvent | None:
         """The next event if it can be read without waiting (no coroutine: a stream reads
         a burst of an agent's events this way), else None: read on with ``__anext__``."""
         subscription = self._subscription
-        if not self._following or subscription is None or self._settled:
+        if not self._following or subscription is None:
             return None
-        item = subscription.take_ready()
-        return None if item is None else self._followed(*item)
+        event = subscription.take_ready()
+        return None if event is None else self._followed(subscription, event)
 
     async def aclose(self) -> None:
         self._stop()
-        await _aclose(self._events)
+        await self._events.aclose()
 
 
-async def _single(event_id: int, task: Task) -> AsyncIterator[tuple[int, StreamEvent | None]]:
-    yield event_id, task
+async def _single(event_id: int, task: Task) -> AsyncGenerator[_Item]:
+    yield event_id, task, None
 
 
-async def _nothing() -> AsyncIterator[tuple[int, StreamEvent]]:
+async def _nothing() -> AsyncGenerator[_Item]:
     return
     yield  # pragma: no cover
 

@@ -37,7 +37,7 @@ Notify = Callable[[Task, StreamEvent, TaskState | None, int | None], None]
 """Tells the observers (and the push intake) of an event (``TaskManager.notify``)."""
 
 Publish = Callable[[str, int, StreamEvent, int | None], Awaitable[bool | None]]
-"""Publishes an event to the shared channel, logging a failure (``TaskManager.send_to_channel``)."""
+"""Publishes an event to the shared channel, logging a failure (``writers.publish_logged``)."""
 
 
 class StatusWriter:

@@ -29,8 +29,6 @@ wins.
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from ..contracts.task_store import (
@@ -46,6 +44,7 @@ from ..errors import InvalidParamsError
 from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
 from .postgres_channel import PostgresTaskChannel, channel_schema
+from .postgres_database import PostgresDatabase
 from .sql_list import list_statements, task_page
 
 if TYPE_CHECKING:
@@ -53,7 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PostgresTaskStore"]
 
-EXTRA_HINT = "pip install 'a2a-adapters-core[postgres]'"
 SCHEMA_VERSION = 1
 _TRIM_EVERY = 256
 
@@ -96,20 +94,6 @@ CREATE INDEX IF NOT EXISTS a2a_sends_by_expiry ON {s}.a2a_sends (expires_at);
 """
 
 
-def _import_driver() -> tuple[Any, Any]:
-    """``psycopg`` and ``psycopg_pool``, or an ImportError that names the extra to install."""
-    try:
-        return importlib.import_module("psycopg"), importlib.import_module("psycopg_pool")
-    except ImportError as exc:
-        raise ImportError(
-            f"The postgresql:// task store needs psycopg and psycopg-pool: {EXTRA_HINT}"
-        ) from exc
-
-
-def _quote_ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
     """Tasks in PostgreSQL tables under ``schema``, shared by every store using that schema.
 
@@ -144,18 +128,23 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
             raise ValueError("pool sizes must satisfy 0 <= min_size <= max_size, max_size >= 1")
         if stream_max_events <= 0 or stream_ttl <= 0:
             raise ValueError("stream_max_events and stream_ttl must be > 0")
-        self._psycopg, self._pool_module = _import_driver()
         self.conninfo = conninfo
         self.schema = schema
         self.max_tasks = max_tasks
         self.max_sends = max_sends
         self.min_size = min_size
         self.max_size = max_size
-        self._pool: Any = None
-        self._opening = asyncio.Lock()
-        self._closed = False
+        self.database = PostgresDatabase(
+            conninfo,
+            schema=schema,
+            min_size=min_size,
+            max_size=max_size,
+            prepare=self._migrate,
+            name=repr(self),
+        )
+        """The schema's connections, shared with the event channel and the file backend."""
         self._remembered = 0
-        self._sql = _Statements(_quote_ident(schema))
+        self._sql = _Statements(self.database.quoted_schema)
         self.stream_max_events = stream_max_events
         self.stream_ttl = stream_ttl
         self._channel: PostgresTaskChannel | None = None
@@ -165,7 +154,10 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
         """The channel every instance on this schema shares (events, cancels, push configs)."""
         if self._channel is None:
             self._channel = PostgresTaskChannel(
-                self, stream_max_events=self.stream_max_events, stream_ttl=self.stream_ttl
+                self.database,
+                self.save_on,
+                stream_max_events=self.stream_max_events,
+                stream_ttl=self.stream_ttl,
             )
         return self._channel
 
@@ -174,7 +166,7 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
         if self._files is None:
             from .postgres_files import PostgresFileBackend
 
-            self._files = PostgresFileBackend(self)
+            self._files = PostgresFileBackend(self.database)
         return self._files
 
     def __repr__(self) -> str:
@@ -332,51 +324,19 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
     # -- connections --------------------------------------------------------------------
     async def aclose(self) -> None:
         """Close the pool; idempotent. Later calls raise RuntimeError."""
-        if self._closed:
+        if self.database.closed:
             return
         if self._channel is not None:
             await self._channel.aclose()
-        self._closed = True
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            await pool.close()
+        await self.database.aclose()
 
     async def _connection(self) -> Any:
-        """A pooled connection's context manager (the pool and tables are made on first use)."""
-        if self._closed:
-            raise RuntimeError(f"{self!r} is closed")
-        pool = self._pool
-        if pool is None:
-            async with self._opening:
-                pool = self._pool
-                if pool is None:
-                    pool = await self._open()
-                    if self._closed:  # closed while opening
-                        await pool.close()
-                        raise RuntimeError(f"{self!r} is closed")
-                    self._pool = pool
-        return pool.connection()
-
-    async def _open(self) -> Any:
-        await self._migrate()
-        pool = self._pool_module.AsyncConnectionPool(
-            self.conninfo,
-            min_size=self.min_size,
-            max_size=self.max_size,
-            kwargs={"autocommit": True},
-            open=False,
-        )
-        try:
-            await pool.open(wait=True, timeout=30.0)
-        except BaseException:
-            await pool.close()
-            raise
-        return pool
+        return await self.database.connection()
 
     async def _migrate(self) -> None:
         """Create the schema and tables once per database; refuse a newer schema."""
         s = self._sql.schema
-        conn = await self._psycopg.AsyncConnection.connect(self.conninfo, autocommit=True)
+        conn = await self.database.connect()
         try:
             async with conn.transaction():
                 # One migrator at a time (per schema): CREATE ... IF NOT EXISTS races otherwise.

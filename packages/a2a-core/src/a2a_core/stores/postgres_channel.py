@@ -48,7 +48,7 @@ import contextlib
 import hashlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from ..contracts.channel import (
@@ -68,8 +68,13 @@ from ..types import (
     TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
+from .postgres_database import PostgresDatabase, quote_ident
 
-__all__ = ["PostgresPushConfigStore", "PostgresTaskChannel", "channel_schema"]
+__all__ = ["PostgresPushConfigStore", "PostgresTaskChannel", "SaveOn", "channel_schema"]
+
+SaveOn = Callable[[Any, Task, "str | None", int, int], Awaitable[StoredTask]]
+"""The store's save on an open connection: ``(conn, task, owner, expected_version, version)``
+(``PostgresTaskStore.save_on``): the channel's settling write, in its transaction."""
 
 logger = logging.getLogger("a2a_core.stores.postgres")
 
@@ -169,22 +174,20 @@ def wake_key(task_id: str) -> str:
     return "#" + digest
 
 
-def _quote_ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 class PostgresTaskChannel(ListenerSet, TaskChannel):
     """Events in an event table woken by LISTEN/NOTIFY; cancels by NOTIFY; push configs in a table.
 
-    Made by ``PostgresTaskStore.event_channel()``; it uses the store's pool for
-    every query and one connection of its own for ``LISTEN`` (opened by
-    ``start`` or the first ``follow``, reopened when it drops). ``ping_seconds``:
-    how often an idle listener checks its connection.
+    Made by ``PostgresTaskStore.event_channel()``; it uses the store's
+    ``database`` pool for every query and one connection of its own for
+    ``LISTEN`` (opened by ``start`` or the first ``follow``, reopened when it
+    drops), and ``save_on`` to settle a task in its own transaction.
+    ``ping_seconds``: how often an idle listener checks its connection.
     """
 
     def __init__(
         self,
-        store: Any,
+        database: PostgresDatabase,
+        save_on: SaveOn,
         *,
         stream_max_events: int = 1000,
         stream_ttl: int = 3600,
@@ -193,13 +196,14 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
     ) -> None:
         if stream_max_events <= 0 or stream_ttl <= 0 or poll_seconds <= 0 or ping_seconds <= 0:
             raise ValueError("stream_max_events, stream_ttl and the intervals must be > 0")
-        self._store = store
+        self.database = database
+        self._save_on = save_on
         self.stream_max_events = stream_max_events
         self.stream_ttl = stream_ttl
         self.poll_seconds = poll_seconds
         self.ping_seconds = ping_seconds
-        s = store._sql.schema  # pyright: ignore[reportPrivateUsage]
-        self.notify_channel = "a2a_" + hashlib.sha1(store.schema.encode()).hexdigest()[:24]
+        s = database.quoted_schema
+        self.notify_channel = "a2a_" + hashlib.sha1(database.schema.encode()).hexdigest()[:24]
         """The NOTIFY channel of this schema's instances (wake-ups and cancel requests)."""
         self._publish = (
             f"SELECT {s}.a2a_publish(%s::text, %s::bigint, %s::smallint, %s::text, %s::text,"
@@ -207,7 +211,6 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
         )
         self._events = f"{s}.a2a_events"
         self._heads = f"{s}.a2a_event_heads"
-        self._push_table = f"{s}.a2a_push_configs"
         live = "h.touched > now() - make_interval(secs => %s)"
         self._since = (
             f"SELECT h.last_id, e.event_id, e.seq, e.kind, e.body, e.prev_id FROM {self._heads} h"
@@ -239,7 +242,7 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
         return True
 
     async def _connection(self) -> Any:
-        return await self._store._connection()  # pyright: ignore[reportPrivateUsage]
+        return await self.database.connection()
 
     @property
     def listener_pid(self) -> int | None:
@@ -339,14 +342,14 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
             found = await cur.fetchone()
             if found is None or int(found[0]) != head:
                 raise ConcurrentUpdateError(f"task {task_id}: events were published meanwhile")
-            saved = await self._store.save_on(conn, task, owner, expected_version, version)
+            saved = await self._save_on(conn, task, owner, expected_version, version)
             body = event.model_dump_json(by_alias=True)
             await conn.execute(
                 self._publish, self._publish_args(task_id, version, 0, kind, body, version - 1)
             )
         return saved
 
-    async def _read(
+    async def read(
         self, task_id: str, after: tuple[int, int], first: bool
     ) -> tuple[bool, list[tuple[Any, ...]]]:
         """Rows above ``after``; on the ``first`` read, also whether the task has a live record."""
@@ -382,10 +385,12 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
             return int(cur.rowcount)
 
     # -- wake-ups --------------------------------------------------------------------
-    def _watch(self, task_id: str, wake: asyncio.Event) -> None:
+    def watch(self, task_id: str, wake: asyncio.Event) -> None:
+        """Set ``wake`` whenever the task's events may have changed (its followers' wait)."""
         self._waiters.setdefault(wake_key(task_id), set()).add(wake)
 
-    def _unwatch(self, task_id: str, wake: asyncio.Event) -> None:
+    def unwatch(self, task_id: str, wake: asyncio.Event) -> None:
+        """Stop setting ``wake`` (undoes ``watch``)."""
         key = wake_key(task_id)
         found = self._waiters.get(key)
         if found is not None:
@@ -412,16 +417,15 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
 
     # -- the LISTEN connection -----------------------------------------------------------
     async def _listen_connect(self) -> Any:
-        psycopg = self._store._psycopg  # pyright: ignore[reportPrivateUsage]
-        conn = await psycopg.AsyncConnection.connect(self._store.conninfo, autocommit=True)
+        conn = await self.database.connect()
         try:
-            await conn.execute(f"LISTEN {_quote_ident(self.notify_channel)}")
+            await conn.execute(f"LISTEN {quote_ident(self.notify_channel)}")
         except BaseException:
             await conn.close()
             raise
         return conn
 
-    async def _ensure_listening(self) -> None:
+    async def ensure_listening(self) -> None:
         """Open the LISTEN connection once (raises if the first connect fails)."""
         if self._listener is not None:
             return
@@ -479,12 +483,12 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
             await conn.execute("SELECT pg_notify(%s, %s)", (self.notify_channel, payload))
 
     async def start(self) -> None:
-        await self._ensure_listening()
+        await self.ensure_listening()
 
     # -- push configs -----------------------------------------------------------------
     def push_configs(self) -> PushConfigStore | None:
         if self._push is None:
-            self._push = PostgresPushConfigStore(self)
+            self._push = PostgresPushConfigStore(self.database, stream_ttl=self.stream_ttl)
         return self._push
 
     async def aclose(self) -> None:
@@ -537,7 +541,7 @@ class _Follower:
                 await self._replay()
                 continue
             self._wake.clear()  # a wake-up during the read below is kept for the wait
-            _, rows = await channel._read(self._task_id, self._last, False)  # pyright: ignore[reportPrivateUsage]
+            _, rows = await channel.read(self._task_id, self._last, False)
             self._take(rows)
             if not self._items and not self._hole:
                 with contextlib.suppress(TimeoutError):
@@ -547,12 +551,12 @@ class _Follower:
     async def _replay(self) -> None:
         channel = self._channel
         # Listen (and watch) before reading: nothing published after the read is missed.
-        await channel._ensure_listening()  # pyright: ignore[reportPrivateUsage]
-        channel._watch(self._task_id, self._wake)  # pyright: ignore[reportPrivateUsage]
+        await channel.ensure_listening()
+        channel.watch(self._task_id, self._wake)
         self._watching = True
         after = self._after
         # Rows above (after, 1): an end mark at ``after`` itself is not news.
-        live, rows = await channel._read(self._task_id, (after, 1), True)  # pyright: ignore[reportPrivateUsage]
+        live, rows = await channel.read(self._task_id, (after, 1), True)
         if not rows and not live and self._current is not None and self._current > after:
             raise EventsLost(f"events after {after} expired")
         self.replayed(rows)
@@ -594,7 +598,7 @@ class _Follower:
         self._items.clear()
         if self._watching:
             self._watching = False
-            self._channel._unwatch(self._task_id, self._wake)  # pyright: ignore[reportPrivateUsage]
+            self._channel.unwatch(self._task_id, self._wake)
 
 
 class PostgresPushConfigStore(PushConfigStore):
@@ -603,10 +607,15 @@ class PostgresPushConfigStore(PushConfigStore):
     Bounded per task (``max_configs_per_task``); list order is creation order.
     """
 
-    def __init__(self, channel: PostgresTaskChannel, max_configs_per_task: int = 16) -> None:
-        self._channel = channel
+    def __init__(
+        self, database: PostgresDatabase, *, stream_ttl: int, max_configs_per_task: int = 16
+    ) -> None:
+        self.database = database
+        self.stream_ttl = stream_ttl
+        """How long the channel keeps a task's event head (and the push mark on it)."""
         self.max_configs_per_task = max_configs_per_task
-        t = channel._push_table  # pyright: ignore[reportPrivateUsage]
+        s = database.quoted_schema
+        t = f"{s}.a2a_push_configs"
         self._put = (
             f"INSERT INTO {t} AS p (task_id, config_id, version, created_ns, body)"
             " SELECT %(t)s, %(c)s, %(v)s, %(n)s, %(b)s"
@@ -621,7 +630,7 @@ class PostgresPushConfigStore(PushConfigStore):
         self._list = f"SELECT version, created_ns, body FROM {t} WHERE task_id = %s ORDER BY placed"
         self._delete = f"DELETE FROM {t} WHERE task_id = %s AND config_id = %s"
         self._delete_task = f"DELETE FROM {t} WHERE task_id = %s"
-        h = channel._heads  # pyright: ignore[reportPrivateUsage]
+        h = f"{s}.a2a_event_heads"
         self._read_mark = (
             f"SELECT push_mark FROM {h} WHERE task_id = %s"
             " AND touched > now() - make_interval(secs => %s)"
@@ -643,7 +652,7 @@ class PostgresPushConfigStore(PushConfigStore):
             "b": body,
             "max": self.max_configs_per_task,
         }
-        async with await self._channel._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+        async with await self.database.connection() as conn:
             cur = await conn.execute(self._put, params)
             if cur.rowcount != 1:
                 raise InvalidParamsError(
@@ -653,7 +662,7 @@ class PostgresPushConfigStore(PushConfigStore):
     async def get(self, task_id: str, config_id: str) -> PushConfigEntry | None:
         if _nul(task_id, config_id):
             return None
-        async with await self._channel._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+        async with await self.database.connection() as conn:
             cur = await conn.execute(self._get, (task_id, config_id))
             row = await cur.fetchone()
         return None if row is None else _entry(row)
@@ -661,7 +670,7 @@ class PostgresPushConfigStore(PushConfigStore):
     async def list(self, task_id: str) -> list[PushConfigEntry]:
         if _nul(task_id):
             return []
-        async with await self._channel._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+        async with await self.database.connection() as conn:
             cur = await conn.execute(self._list, (task_id,))
             rows = await cur.fetchall()
         return [_entry(row) for row in rows]
@@ -669,14 +678,14 @@ class PostgresPushConfigStore(PushConfigStore):
     async def delete(self, task_id: str, config_id: str) -> bool:
         if _nul(task_id, config_id):
             return False
-        async with await self._channel._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+        async with await self.database.connection() as conn:
             cur = await conn.execute(self._delete, (task_id, config_id))
             return cur.rowcount == 1
 
     async def delete_task(self, task_id: str) -> int:
         if _nul(task_id):
             return 0
-        async with await self._channel._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+        async with await self.database.connection() as conn:
             cur = await conn.execute(self._delete_task, (task_id,))
             return int(cur.rowcount)
 
@@ -687,8 +696,8 @@ class PostgresPushConfigStore(PushConfigStore):
     async def read_mark(self, task_id: str) -> int | None:
         if _nul(task_id):
             return None
-        ttl = float(self._channel.stream_ttl)
-        async with await self._channel._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+        ttl = float(self.stream_ttl)
+        async with await self.database.connection() as conn:
             cur = await conn.execute(self._read_mark, (task_id, ttl))
             row = await cur.fetchone()
         return None if row is None or row[0] is None else int(row[0])
@@ -698,7 +707,7 @@ class PostgresPushConfigStore(PushConfigStore):
         marks = {t: m for t, m in marks.items() if not _nul(t)}
         if not marks:
             return
-        async with await self._channel._connection() as conn:  # pyright: ignore[reportPrivateUsage]
+        async with await self.database.connection() as conn:
             await conn.execute(self._write_marks, (list(marks), list(marks.values())))
 
 

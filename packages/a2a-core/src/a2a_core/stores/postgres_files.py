@@ -10,12 +10,10 @@ files when the task row goes (deleted, or evicted by ``max_tasks``).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..contracts.files import FileBackend, FileLimits, StoredFile
-
-if TYPE_CHECKING:
-    from .postgres import PostgresTaskStore
+from .postgres_database import PostgresDatabase
 
 __all__ = ["PostgresFileBackend"]
 
@@ -48,11 +46,11 @@ END $$""",
 
 
 class PostgresFileBackend(FileBackend):
-    """Files in the store's schema (made by ``PostgresTaskStore``)."""
+    """Files in the store's schema (made by ``PostgresTaskStore``, on its ``database``)."""
 
-    def __init__(self, store: PostgresTaskStore) -> None:
-        self.store = store
-        self._s = store._sql.schema  # pyright: ignore[reportPrivateUsage]
+    def __init__(self, database: PostgresDatabase) -> None:
+        self.database = database
+        self._s = database.quoted_schema
         self._ready = False
         self._migrating = asyncio.Lock()
 
@@ -61,13 +59,13 @@ class PostgresFileBackend(FileBackend):
         if not self._ready:
             async with self._migrating:
                 if not self._ready:
-                    async with await self.store._connection() as conn, conn.transaction():  # pyright: ignore[reportPrivateUsage]
+                    async with await self.database.connection() as conn, conn.transaction():
                         key = f"a2a-files:{self._s}"
                         await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (key,))
                         for statement in _SCHEMA:
                             await conn.execute(statement.format(s=self._s))
                     self._ready = True
-        return await self.store._connection()  # pyright: ignore[reportPrivateUsage]
+        return await self.database.connection()
 
     async def put(self, token: str, file: StoredFile, limits: FileLimits, now: float) -> bool:
         s = self._s

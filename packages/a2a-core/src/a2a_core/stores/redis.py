@@ -43,7 +43,6 @@ for ``stream_ttl`` seconds after the task's last event, at most about
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -60,6 +59,7 @@ from ..contracts.task_store import (
 )
 from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
+from .redis_connection import RedisConnection
 
 if TYPE_CHECKING:
     from .redis_channel import RedisTaskChannel
@@ -67,7 +67,6 @@ if TYPE_CHECKING:
 
 __all__ = ["RedisTaskStore"]
 
-EXTRA_HINT = "pip install 'a2a-adapters-core[redis]'"
 _BATCH = 256
 
 # Removes the task whose hash is KEYS[1] (or the key in `key`) from every index it is in.
@@ -223,14 +222,6 @@ return 0
 """
 
 
-def _import_redis() -> Any:
-    """``redis.asyncio``, or an ImportError that names the extra to install."""
-    try:
-        return importlib.import_module("redis.asyncio")
-    except ImportError as exc:
-        raise ImportError(f"The redis:// task store needs the redis package: {EXTRA_HINT}") from exc
-
-
 class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
     """Tasks in Redis under ``prefix``, shared by every store (and process) using that prefix.
 
@@ -262,14 +253,11 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
             raise ValueError("the key prefix must not be empty")
         if max_tasks is not None and max_tasks <= 0:
             raise ValueError("max_tasks must be > 0")
-        self._module: Any = _import_redis() if client is None else None
         self.url = url
         self.prefix = prefix
         self.max_tasks = max_tasks
-        self._client: Any = client
-        self._owns_client = client is None
-        self._scripts: dict[str, Any] = {}
-        self._closed = False
+        self.connection = RedisConnection(url, prefix=prefix, client=client, name=repr(self))
+        """The client and prefix, shared with the event channel and the file backend."""
         if stream_max_events <= 0 or stream_ttl <= 0:
             raise ValueError("stream_max_events and stream_ttl must be > 0")
         self.stream_max_events = stream_max_events
@@ -283,7 +271,10 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
             from .redis_channel import RedisTaskChannel
 
             self._channel = RedisTaskChannel(
-                self, stream_max_events=self.stream_max_events, stream_ttl=self.stream_ttl
+                self.connection,
+                self.save_and_then,
+                stream_max_events=self.stream_max_events,
+                stream_ttl=self.stream_ttl,
             )
         return self._channel
 
@@ -292,7 +283,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         if self._files is None:
             from .redis_files import RedisFileBackend
 
-            self._files = RedisFileBackend(self)
+            self._files = RedisFileBackend(self.connection)
         return self._files
 
     def __repr__(self) -> str:
@@ -325,12 +316,12 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         p = self.prefix
         keys = [*self._index_keys(task, owner), f"{p}:terminal", f"{p}:seq", f"{p}:count"]
         args = [task.id, _owner_tag(owner), *_fields(task), self.max_tasks or 0, f"{p}:task:"]
-        if await self._script("create", _CREATE, keys, args) == 0:
+        if await self.connection.script("create", _CREATE, keys, args) == 0:
             raise ConcurrentUpdateError(f"task {task.id} already exists")
         return StoredTask(task, 1, owner)
 
     async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
-        client = self._connected()
+        client = self.connection.client()
         found = await client.hmget(self._task_key(task_id), "owner", "version", "body")
         tag, version, body = found
         if tag is None or _text(tag) != _owner_tag(owner) or body is None:
@@ -373,7 +364,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         keys = [*self._index_keys(task, owner), f"{p}:terminal", f"{p}:seq", *more_keys]
         target = "" if version is None else version
         args = [task.id, _owner_tag(owner), expected_version, *_fields(task), target, *more_args]
-        result = int(await self._script(name, source, keys, args))
+        result = int(await self.connection.script(name, source, keys, args))
         if result == 0:
             raise ConcurrentUpdateError(f"task {task.id} no longer exists")
         if result < 0:
@@ -385,11 +376,13 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
     async def delete(self, task_id: str, owner: str | None) -> bool:
         p = self.prefix
         keys = [self._task_key(task_id), f"{p}:terminal", f"{p}:count"]
-        return await self._script("delete", _DELETE, keys, [task_id, _owner_tag(owner)]) == 1
+        return (
+            await self.connection.script("delete", _DELETE, keys, [task_id, _owner_tag(owner)]) == 1
+        )
 
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
         cursor = decode_cursor(query.page_token) if query.page_token else None
-        client = self._connected()
+        client = self.connection.client()
         if query.context_id is not None:
             key = self._context_key(owner, query.context_id)
         elif query.state is not None:
@@ -437,7 +430,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
     ) -> Lease | None:
         keys = [self._lease_key(task_id), f"{self.prefix}:leases"]
         args = [task_id, _owner_tag(owner), instance, repr(until), repr(now)]
-        held = await self._script("acquire", _ACQUIRE, keys, args)
+        held = await self.connection.script("acquire", _ACQUIRE, keys, args)
         if not held:
             return None
         return Lease(task_id, _owner_of(_text(held[0])), _text(held[1]), float(held[2]))
@@ -446,15 +439,17 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         if not task_ids:
             return []
         keys = [f"{self.prefix}:leases", *(self._lease_key(t) for t in task_ids)]
-        lost = await self._script("renew", _RENEW, keys, [instance, repr(until), *task_ids])
+        lost = await self.connection.script(
+            "renew", _RENEW, keys, [instance, repr(until), *task_ids]
+        )
         return [_text(t) for t in lost]
 
     async def release_lease(self, task_id: str, instance: str) -> None:
         keys = [self._lease_key(task_id), f"{self.prefix}:leases"]
-        await self._script("release", _RELEASE, keys, [task_id, instance])
+        await self.connection.script("release", _RELEASE, keys, [task_id, instance])
 
     async def expired_leases(self, now: float, limit: int) -> list[Lease]:
-        client = self._connected()
+        client = self.connection.client()
         high = "+inf" if now == float("inf") else repr(now)
         ids = [
             _text(i)
@@ -477,10 +472,10 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         keys = [self._lease_key(lease.task_id), f"{self.prefix}:leases"]
         when = "1e308" if now == float("inf") else repr(now)
         args = [lease.task_id, lease.instance, when, holder, repr(until)]
-        return int(await self._script("take", _TAKE, keys, args)) == 1
+        return int(await self.connection.script("take", _TAKE, keys, args)) == 1
 
     async def lease_of(self, task_id: str) -> Lease | None:
-        owner, instance, expires = await self._connected().hmget(
+        owner, instance, expires = await self.connection.client().hmget(
             self._lease_key(task_id), "owner", "instance", "expires"
         )
         if instance is None:
@@ -502,44 +497,28 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
             self.max_sends,
             f"{p}:sent:",
         ]
-        existing = await self._script("remember", _REMEMBER, keys, args)
+        existing = await self.connection.script("remember", _REMEMBER, keys, args)
         return None if not existing else _text(existing)
 
     async def forget_send(self, key: str, task_id: str) -> None:
         p = self.prefix
-        await self._script("forget", _FORGET, [f"{p}:sent:{key}", f"{p}:sends"], [key, task_id])
+        await self.connection.script(
+            "forget", _FORGET, [f"{p}:sent:{key}", f"{p}:sends"], [key, task_id]
+        )
 
     async def aclose(self) -> None:
         """Close the connection pool (unless the client was passed in); idempotent."""
-        if self._closed:
+        if self.connection.closed:
             return
         if self._channel is not None:
             await self._channel.aclose()
-        self._closed = True
-        client, self._client = self._client, None
-        if client is not None and self._owns_client:
-            close = getattr(client, "aclose", None) or client.close  # aclose: redis >= 5.0.1
-            await close()
+        await self.connection.aclose()
 
     # -- helpers ------------------------------------------------------------------------
-    def _connected(self) -> Any:
-        if self._closed:
-            raise RuntimeError(f"{self!r} is closed")
-        if self._client is None:
-            self._client = self._module.from_url(self.url)
-        return self._client
-
-    async def _script(self, name: str, source: str, keys: list[str], args: list[Any]) -> Any:
-        client = self._connected()
-        script = self._scripts.get(name)
-        if script is None:
-            script = self._scripts[name] = client.register_script(source)
-        return await script(keys=keys, args=args)
-
     async def _matches(
         self, batch: Sequence[tuple[str, float]], query: TaskQuery, after: float | None
     ) -> list[bool]:
-        pipe = self._connected().pipeline(transaction=False)
+        pipe = self.connection.client().pipeline(transaction=False)
         for task_id, _ in batch:
             pipe.hmget(self._task_key(task_id), "ctx", "state", "ts")
         out: list[bool] = []
@@ -557,7 +536,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
     async def _bodies(self, ids: Sequence[str]) -> list[Task]:
         if not ids:
             return []
-        pipe = self._connected().pipeline(transaction=False)
+        pipe = self.connection.client().pipeline(transaction=False)
         for task_id in ids:
             pipe.hget(self._task_key(task_id), "body")
         # A task deleted since the walk is simply left out of the page.

@@ -50,8 +50,8 @@ import importlib
 import json
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Protocol
 
 from ..contracts.channel import (
     ChannelItem,
@@ -70,8 +70,9 @@ from ..types import (
     TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
+from .redis_connection import RedisConnection
 
-__all__ = ["RedisPushConfigStore", "RedisTaskChannel"]
+__all__ = ["RedisPushConfigStore", "RedisTaskChannel", "SaveAndThen"]
 
 logger = logging.getLogger("a2a_core.stores.redis")
 
@@ -183,15 +184,33 @@ def _ms(entry_id: str) -> int:
     return int(entry_id.partition("-")[0])
 
 
+class SaveAndThen(Protocol):
+    """``RedisTaskStore.save_and_then``: a task's save, and more work in the same script."""
+
+    async def __call__(
+        self,
+        task: Task,
+        owner: str | None,
+        expected_version: int,
+        then: tuple[str, str] | None = None,
+        more_keys: Sequence[str] = (),
+        more_args: Sequence[Any] = (),
+        *,
+        version: int | None = None,
+    ) -> StoredTask: ...
+
+
 class RedisTaskChannel(ListenerSet, TaskChannel):
     """Events in one Redis stream per task; cancels by pub/sub; push configs in hashes.
 
-    Made by ``RedisTaskStore.event_channel()``; it shares the store's client.
+    Made by ``RedisTaskStore.event_channel()``; it shares the store's
+    ``connection`` and saves a task with its event through ``save_and_then``.
     """
 
     def __init__(
         self,
-        store: Any,
+        connection: RedisConnection,
+        save_and_then: SaveAndThen,
         *,
         stream_max_events: int = 1000,
         stream_ttl: int = 3600,
@@ -199,8 +218,9 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
     ) -> None:
         if stream_max_events <= 0 or stream_ttl <= 0 or block_ms <= 0:
             raise ValueError("stream_max_events, stream_ttl and block_ms must be > 0")
-        self._store = store
-        self.prefix: str = store.prefix
+        self.connection = connection
+        self._save_and_then = save_and_then
+        self.prefix = connection.prefix
         self.stream_max_events = stream_max_events
         self.stream_ttl = stream_ttl
         self.block_ms = block_ms
@@ -218,9 +238,9 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
         return True
 
     def _client(self) -> Any:
-        return self._store._connected()  # pyright: ignore[reportPrivateUsage]
+        return self.connection.client()
 
-    def _waiting(self) -> Any:
+    def waiting_client(self) -> Any:
         """The client followers wait on: the store's settings, the channel's read timeout."""
         if self._reads is None:
             self._reads, self._reads_pool = _waiting_client(
@@ -275,12 +295,12 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
         entry = _entry(event)
         if entry is None:
             if version is None:
-                return await self._store.save(task, owner, expected_version)
-            return await self._store.save_at(task, owner, expected_version, version)
+                return await self._save_and_then(task, owner, expected_version)
+            return await self._save_and_then(task, owner, expected_version, version=version)
         hint = "" if previous is None else str(previous)
         expect = "" if head is None else str(head)
         more_args = [*entry, hint, self.stream_max_events, self.stream_ttl, expect]
-        return await self._store.save_and_then(
+        return await self._save_and_then(
             task,
             owner,
             expected_version,
@@ -380,7 +400,7 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
     # -- push configs -----------------------------------------------------------------
     def push_configs(self) -> PushConfigStore | None:
         if self._push is None:
-            self._push = RedisPushConfigStore(self)
+            self._push = RedisPushConfigStore(self.connection, stream_ttl=self.stream_ttl)
         return self._push
 
     async def aclose(self) -> None:
@@ -441,7 +461,7 @@ class _Follower:
         return self._items.popleft()
 
     async def _replay(self) -> None:
-        client = self._channel._client()  # pyright: ignore[reportPrivateUsage]
+        client = self._channel.connection.client()
         after = self._after
         # Entries above "<after>-1": an end mark at ``after`` itself is not news.
         rows = await client.xrange(self._key, f"({after}-1", "+")
@@ -475,7 +495,7 @@ class _Follower:
         return self._hole
 
     async def _wait(self) -> None:
-        client = self._channel._waiting()  # pyright: ignore[reportPrivateUsage]
+        client = self._channel.waiting_client()
         try:
             found = await client.xread({self._key: self._last}, block=self._channel.block_ms)
         except _read_timeout() as exc:
@@ -515,17 +535,21 @@ class RedisPushConfigStore(PushConfigStore):
     Bounded per task (``max_configs_per_task``); Redis's own memory limit bounds the rest.
     """
 
-    def __init__(self, channel: RedisTaskChannel, max_configs_per_task: int = 16) -> None:
-        self._channel = channel
+    def __init__(
+        self, connection: RedisConnection, *, stream_ttl: int, max_configs_per_task: int = 16
+    ) -> None:
+        self.connection = connection
+        self.stream_ttl = stream_ttl
+        """How long a delivered-up-to mark outlives its last raise (the channel's stream TTL)."""
         self.max_configs_per_task = max_configs_per_task
         self._raise: Any = None
 
     def _key(self, task_id: str) -> str:
-        return f"{self._channel.prefix}:push:{task_id}"
+        return f"{self.connection.prefix}:push:{task_id}"
 
     def mark_key(self, task_id: str) -> str:
         """The key of a task's delivered-up-to mark."""
-        return f"{self._channel.prefix}:pushmark:{task_id}"
+        return f"{self.connection.prefix}:pushmark:{task_id}"
 
     @property
     def keeps_marks(self) -> bool:
@@ -541,10 +565,10 @@ class RedisPushConfigStore(PushConfigStore):
         if self._raise is None:
             self._raise = self._client().register_script(_RAISE_MARKS)
         keys = [self.mark_key(task_id) for task_id in marks]
-        await self._raise(keys=keys, args=[self._channel.stream_ttl, *marks.values()])
+        await self._raise(keys=keys, args=[self.stream_ttl, *marks.values()])
 
     def _client(self) -> Any:
-        return self._channel._client()  # pyright: ignore[reportPrivateUsage]
+        return self.connection.client()
 
     async def put(self, entry: PushConfigEntry) -> None:
         client = self._client()

@@ -21,12 +21,10 @@ hash tag (``?prefix={a2a}``), as for the task keys.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..contracts.files import FileBackend, FileLimits, StoredFile
-
-if TYPE_CHECKING:
-    from .redis import RedisTaskStore
+from .redis_connection import RedisConnection
 
 __all__ = ["RedisFileBackend"]
 
@@ -112,13 +110,14 @@ def _untag(value: bytes | None) -> str | None:
 
 
 class RedisFileBackend(FileBackend):
-    """Files in the store's Redis, under its prefix (made by ``RedisTaskStore``)."""
+    """Files in the store's Redis, under its prefix (made by ``RedisTaskStore``, on its
+    ``connection``)."""
 
-    def __init__(self, store: RedisTaskStore) -> None:
-        self.store = store
+    def __init__(self, connection: RedisConnection) -> None:
+        self.connection = connection
 
     async def _run(self, name: str, source: str, args: list[Any]) -> Any:
-        return await self.store._script(name, source, [], [self.store.prefix, *args])  # pyright: ignore[reportPrivateUsage]
+        return await self.connection.script(name, source, [], [self.connection.prefix, *args])
 
     async def put(self, token: str, file: StoredFile, limits: FileLimits, now: float) -> bool:
         key_ttl = int((file.expires - now) * 1000) + _GRACE_MS
@@ -141,8 +140,8 @@ class RedisFileBackend(FileBackend):
         return int(await self._run("file_put", _PUT, args)) == 1
 
     async def get(self, token: str, now: float) -> StoredFile | None:
-        client = self.store._connected()  # pyright: ignore[reportPrivateUsage]
-        key = f"{self.store.prefix}:file:{token}"
+        client = self.connection.client()
+        key = f"{self.connection.prefix}:file:{token}"
         fields = ("data", "media", "name", "task", "owner", "towner", "expires", "bound")
         data, media, name, task, owner, towner, expires, bound = await client.hmget(key, *fields)
         if data is None or expires is None or float(expires) <= now:

@@ -1,8 +1,8 @@
 """A durable store in one SQLite file: tasks survive restarts (stdlib ``sqlite3``, no dependency).
 
 ``sqlite3`` blocks, so every call runs on one dedicated worker thread that
-owns the only connection: calls are serialised in order and the event loop
-never waits on the disk. The file is in WAL mode, so readers in other
+owns the only connection (``sqlite_worker``): calls are serialised in order
+and the event loop never waits on the disk. The file is in WAL mode, so readers in other
 processes (or another server on the same file) do not block the writer.
 
 A row keeps the task's JSON (``model_dump_json``, the 1.0 wire shape) next to
@@ -13,12 +13,9 @@ processes sharing the file too.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sqlite3
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from ..contracts.task_store import (
     ConcurrentUpdateError,
@@ -31,13 +28,12 @@ from ..contracts.task_store import (
 from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
 from .sql_list import list_statements, task_page
+from .sqlite_worker import SqliteWorker
 
 if TYPE_CHECKING:
     from .sqlite_files import SqliteFileBackend
 
 __all__ = ["SqliteTaskStore"]
-
-_T = TypeVar("_T")
 
 SCHEMA_VERSION = 1
 _TRIM_EVERY = 64  # idempotency records are trimmed to max_sends every this many sends
@@ -128,9 +124,10 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
         self.path = os.fspath(path)
         self.max_tasks = max_tasks
         self.busy_timeout = busy_timeout
-        self._executor: ThreadPoolExecutor | None = None
-        self._conn: sqlite3.Connection | None = None  # touched only on the worker thread
-        self._closed = False
+        self.worker = SqliteWorker(
+            self.path, busy_timeout=busy_timeout, prepare=_migrate, name=repr(self)
+        )
+        """The thread and connection every call runs on, shared with the file backend."""
         self._files: SqliteFileBackend | None = None
 
     def file_backend(self) -> SqliteFileBackend:
@@ -138,7 +135,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
         if self._files is None:
             from .sqlite_files import SqliteFileBackend
 
-            self._files = SqliteFileBackend(self)
+            self._files = SqliteFileBackend(self.worker)
         return self._files
 
     def __repr__(self) -> str:
@@ -158,7 +155,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
                 if self.max_tasks is not None:
                     _evict(conn, self.max_tasks)
 
-        await self._run(insert)
+        await self.worker.run(insert)
         return StoredTask(task, version, owner)
 
     async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
@@ -167,7 +164,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
                 "SELECT version, body FROM a2a_tasks WHERE id = ? AND owner IS ?", (task_id, owner)
             ).fetchone()
 
-        found = await self._run(select)
+        found = await self.worker.run(select)
         if found is None:
             return None
         return StoredTask(Task.model_validate_json(found[1]), found[0], owner)
@@ -202,7 +199,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
                 f"task {task.id} is at version {current[0]}, expected {expected_version}"
             )
 
-        await self._run(update)
+        await self.worker.run(update)
         return StoredTask(task, version, owner)
 
     async def delete(self, task_id: str, owner: str | None) -> bool:
@@ -210,7 +207,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
             sql = "DELETE FROM a2a_tasks WHERE id = ? AND owner IS ?"
             return conn.execute(sql, (task_id, owner)).rowcount == 1
 
-        return await self._run(remove)
+        return await self.worker.run(remove)
 
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
         sql = list_statements(query, table="a2a_tasks", owner=owner, owner_op="IS")
@@ -221,7 +218,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
                 bodies = [body for (body,) in conn.execute(sql.page, sql.page_params)]
             return total, bodies
 
-        total, bodies = await self._run(select)
+        total, bodies = await self.worker.run(select)
         return task_page(total, bodies, query.page_size)
 
     # -- leases (TaskLeases) ------------------------------------------------------------
@@ -242,7 +239,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
                 )
                 return None
 
-        return await self._run(acquire)
+        return await self.worker.run(acquire)
 
     async def renew_leases(self, instance: str, task_ids: list[str], until: float) -> list[str]:
         def renew(conn: sqlite3.Connection) -> list[str]:
@@ -257,14 +254,14 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
                         lost.append(task_id)
             return lost
 
-        return await self._run(renew) if task_ids else []
+        return await self.worker.run(renew) if task_ids else []
 
     async def release_lease(self, task_id: str, instance: str) -> None:
         def release(conn: sqlite3.Connection) -> None:
             sql = "DELETE FROM a2a_leases WHERE task_id = ? AND instance = ?"
             conn.execute(sql, (task_id, instance))
 
-        await self._run(release)
+        await self.worker.run(release)
 
     async def expired_leases(self, now: float, limit: int) -> list[Lease]:
         def expired(conn: sqlite3.Connection) -> list[Lease]:
@@ -275,7 +272,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
             ).fetchall()
             return [Lease(r[0], _owner_of(r[1]), r[2], r[3]) for r in rows]
 
-        return await self._run(expired)
+        return await self.worker.run(expired)
 
     async def take_expired_lease(self, lease: Lease, now: float, holder: str, until: float) -> bool:
         def take(conn: sqlite3.Connection) -> bool:
@@ -286,7 +283,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
             args = (holder, until, lease.task_id, lease.instance, now)
             return conn.execute(sql, args).rowcount == 1
 
-        return await self._run(take)
+        return await self.worker.run(take)
 
     async def lease_of(self, task_id: str) -> Lease | None:
         def select(conn: sqlite3.Connection) -> Lease | None:
@@ -296,7 +293,7 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
             ).fetchone()
             return None if r is None else Lease(task_id, _owner_of(r[0]), r[1], r[2])
 
-        return await self._run(select)
+        return await self.worker.run(select)
 
     # -- idempotent sends (SentMessages) -------------------------------------------------
     async def remember_send(
@@ -326,68 +323,18 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
                     )
             return None
 
-        return await self._run(remember)
+        return await self.worker.run(remember)
 
     async def forget_send(self, key: str, task_id: str) -> None:
         def forget(conn: sqlite3.Connection) -> None:
             sql = "DELETE FROM a2a_sends WHERE key = ? AND task_id = ?"
             conn.execute(sql, (key, task_id))
 
-        await self._run(forget)
+        await self.worker.run(forget)
 
     async def aclose(self) -> None:
         """Close the connection and stop the worker thread; later calls raise RuntimeError."""
-        if self._closed:
-            return
-        self._closed = True
-        executor, self._executor = self._executor, None
-        if executor is None:
-            return
-        try:
-            await asyncio.get_running_loop().run_in_executor(executor, self._disconnect)
-        finally:
-            executor.shutdown(wait=False)
-
-    # -- the worker thread --------------------------------------------------------------
-    async def _run(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._closed:
-            raise RuntimeError(f"{self!r} is closed")
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(1, thread_name_prefix="a2a-sqlite-store")
-        return await asyncio.get_running_loop().run_in_executor(
-            self._executor, self._on_worker, work
-        )
-
-    def _on_worker(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        if self._conn is None:
-            self._conn = self._connect()
-        return work(self._conn)
-
-    def _connect(self) -> sqlite3.Connection:
-        try:
-            conn = sqlite3.connect(
-                self.path,
-                timeout=self.busy_timeout,
-                isolation_level=None,  # autocommit; transactions are explicit
-                check_same_thread=False,  # opened and used on the one worker thread
-            )
-        except sqlite3.Error as exc:
-            raise sqlite3.OperationalError(
-                f"cannot open the task database {self.path!r}: {exc}"
-            ) from exc
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")  # ":memory:" stays in memory mode
-            conn.execute("PRAGMA synchronous=NORMAL")  # WAL: safe against crashes, fast commits
-            _migrate(conn)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
-    def _disconnect(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        await self.worker.aclose()
 
 
 # -- SQL helpers (run on the worker thread) ---------------------------------------------

@@ -9,12 +9,9 @@ process on the file. A trigger drops a task's files when the task row goes
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING
 
 from ..contracts.files import FileBackend, FileLimits, StoredFile
-
-if TYPE_CHECKING:
-    from .sqlite import SqliteTaskStore
+from .sqlite_worker import SqliteWorker
 
 __all__ = ["SqliteFileBackend"]
 
@@ -52,10 +49,10 @@ def _finish(conn: sqlite3.Connection, ok: bool) -> None:
 
 
 class SqliteFileBackend(FileBackend):
-    """Files in the store's SQLite database (made by ``SqliteTaskStore``)."""
+    """Files in the store's SQLite database (made by ``SqliteTaskStore``, on its ``worker``)."""
 
-    def __init__(self, store: SqliteTaskStore) -> None:
-        self.store = store
+    def __init__(self, worker: SqliteWorker) -> None:
+        self.worker = worker
         self._ready: list[bool] = []  # touched only on the store's worker thread
 
     async def put(self, token: str, file: StoredFile, limits: FileLimits, now: float) -> bool:
@@ -109,7 +106,7 @@ class SqliteFileBackend(FileBackend):
             finally:
                 _finish(conn, ok)
 
-        return await self.store._run(work)  # pyright: ignore[reportPrivateUsage]
+        return await self.worker.run(work)
 
     async def get(self, token: str, now: float) -> StoredFile | None:
         def work(conn: sqlite3.Connection) -> StoredFile | None:
@@ -122,7 +119,7 @@ class SqliteFileBackend(FileBackend):
             ).fetchone()
             return None if row is None else StoredFile.from_row(row)
 
-        return await self.store._run(work)  # pyright: ignore[reportPrivateUsage]
+        return await self.worker.run(work)
 
     async def drop_task(self, task_id: str) -> int:
         def work(conn: sqlite3.Connection) -> int:
@@ -132,7 +129,7 @@ class SqliteFileBackend(FileBackend):
             finally:
                 _finish(conn, True)
 
-        return await self.store._run(work)  # pyright: ignore[reportPrivateUsage]
+        return await self.worker.run(work)
 
     async def usage(self, now: float) -> tuple[int, int]:
         def work(conn: sqlite3.Connection) -> tuple[int, int]:
@@ -146,4 +143,4 @@ class SqliteFileBackend(FileBackend):
             finally:
                 _finish(conn, True)
 
-        return await self.store._run(work)  # pyright: ignore[reportPrivateUsage]
+        return await self.worker.run(work)

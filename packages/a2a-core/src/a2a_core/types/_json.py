@@ -31,7 +31,7 @@ from ._messages import (
     TaskStatusUpdateEvent,
 )
 
-__all__ = ["REPLAYED", "event_json", "task_json"]
+__all__ = ["event_json", "task_json"]
 
 _to_json = pydantic_core.to_json
 
@@ -181,10 +181,6 @@ def _artifact_update_json(event: TaskArtifactUpdateEvent) -> bytes:
         out += (b',"metadata":', _values_json(event.metadata))
     out.append(b"}}")
     return b"".join(out)
-
-
-REPLAYED = (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
-"""The events a replay buffer holds (a Task or a Message stream frame never is one)."""
 
 
 def event_json(event: object) -> bytes | None:

@@ -121,15 +121,13 @@ class Codec(ABC):
     def encode_event(self, event: StreamEvent) -> Any:
         """A stream event -> the wire value of one stream frame's result."""
 
-    def encode_event_json(self, event: StreamEvent) -> bytes:
-        """``encode_event`` as compact JSON bytes: what one stream frame carries."""
-        return dumps(self.encode_event(event))
+    def encode_event_json(self, event: StreamEvent, model_json: bytes | None = None) -> bytes:
+        """``encode_event`` as compact JSON bytes: what one stream frame carries.
 
-    def encode_event_frame(self, event: StreamEvent) -> tuple[bytes, bytes | None]:
-        """``encode_event_json``, and the same bytes again when they are what a replay
-        buffer keeps of the event (its 1.0 ``StreamResponse`` JSON): the stream hands
-        them to the buffer, which then encodes nothing. None: the buffer encodes it."""
-        return self.encode_event_json(event), None
+        ``model_json``: the event's own JSON (``types._json.event_json``) when the caller
+        has it already; a codec whose frames are that JSON writes it as it is.
+        """
+        return dumps(self.encode_event(event))
 
     @abstractmethod
     def decode_event(self, value: Any) -> StreamEvent:

@@ -20,7 +20,7 @@ from ..types import (
     StreamResponse,
     Task,
 )
-from ..types._json import REPLAYED, event_json
+from ..types._json import event_json
 from ._json import dumps
 from .codec import REQUEST_TYPES, Codec, validation_message
 from .errors_wire import decode_jsonrpc_error, encode_jsonrpc_error_v10
@@ -80,16 +80,12 @@ class V10Codec(Codec):
     def encode_event(self, event: StreamEvent) -> Any:
         return StreamResponse.wrap(event)
 
-    def encode_event_json(self, event: StreamEvent) -> bytes:
-        return self.encode_event_frame(event)[0]
-
-    def encode_event_frame(self, event: StreamEvent) -> tuple[bytes, bytes | None]:
-        # The StreamResponse bytes without building (and validating) a wrapper per event,
-        # nor calling back into Python per optional field.
-        data = event_json(event)
-        if data is None:  # a subclass: the wrapper decides, and the buffer keeps the object
-            return dumps(StreamResponse.wrap(event)), None
-        return data, data if type(event) in REPLAYED else None
+    def encode_event_json(self, event: StreamEvent, model_json: bytes | None = None) -> bytes:
+        # A frame is the event's StreamResponse JSON: the model's own, made without
+        # building (and validating) a wrapper per event.
+        if model_json is None:
+            model_json = event_json(event)
+        return model_json if model_json is not None else dumps(StreamResponse.wrap(event))
 
     def decode_event(self, value: Any) -> StreamEvent:
         try:

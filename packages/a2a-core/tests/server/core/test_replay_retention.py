@@ -1,9 +1,11 @@
-"""The replay buffer of a finished stream: kept as bytes the GC skips, replayed exactly."""
+"""Replay: a task's events recorded as the bytes published (the GC skips them), replayed
+exactly, on ``MemoryEventBus`` and on a second bus written from the contract alone."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,9 +16,10 @@ from a2a_core.server import (
     ServerCallContext,
     TaskUpdater,
 )
-from a2a_core.server.events import EventsLost
+from a2a_core.server.events import NO_ID, EventBus, EventsLost
 from a2a_core.types import (
     Artifact,
+    Message,
     Part,
     StreamEvent,
     SubscribeToTaskRequest,
@@ -28,9 +31,21 @@ from a2a_core.types import (
 )
 from a2a_core.types._json import event_json
 from a2a_core.wire.operations import Operation
+from minimal_bus import BUS_IDS, BUSES
 from server_core_support import CALL, ServiceFactory, eventually, send
 
 CHUNKS = 50
+
+
+@pytest.fixture(params=BUSES, ids=BUS_IDS)
+def make_service(request: pytest.FixtureRequest, make_service: ServiceFactory) -> ServiceFactory:
+    """The service tests below run on each bus (a test may still pass its own)."""
+
+    def factory(agent: Any, **options: Any) -> Any:
+        options.setdefault("bus", request.param())
+        return make_service(agent, **options)
+
+    return factory
 
 
 def _tracked_under(root: object) -> int:
@@ -87,9 +102,8 @@ async def _stream(
 async def test_a_finished_stream_leaves_a_few_tracked_objects_not_one_per_event(
     make_service: ServiceFactory,
 ) -> None:
-    service = make_service(_chunky)
-    bus = service.manager.bus
-    assert isinstance(bus, MemoryEventBus)
+    bus = MemoryEventBus()
+    service = make_service(_chunky, bus=bus)
     for _ in range(4):
         events = await _stream(service, CALL)
         assert len(events) == CHUNKS + 2
@@ -155,32 +169,68 @@ async def test_a_paused_task_replays_across_its_pause_and_continuation(
         assert len(replayed) >= 2
 
 
-async def test_the_bus_replays_packed_and_live_events_in_order() -> None:
-    bus = MemoryEventBus(replay_events=3)
-    bus.record("t", 0)
+@pytest.mark.parametrize("bus_class", BUSES)
+async def test_the_bus_replays_recorded_and_live_events_in_order(
+    bus_class: Callable[[], EventBus],
+) -> None:
+    bus = bus_class()
+    bus.subscribe("t", current=0).close()  # starts the task's record
     status = TaskStatusUpdateEvent(
         task_id="t", context_id="c", status=TaskStatus(state=TaskState.INPUT_REQUIRED)
     )
-
-    def chunk(text: str) -> TaskArtifactUpdateEvent:
-        return TaskArtifactUpdateEvent(
-            task_id="t", context_id="c", artifact=Artifact(artifact_id="a", parts=[Part(text=text)])
-        )
-
-    bus.publish("t", chunk("x"), 1)
+    bus.publish("t", _chunk("x"), 1)
     bus.publish("t", status, 2)
     bus.end("t")
-    bus.publish("t", chunk("y"), 3)
+    bus.publish("t", _chunk("y"), 3)
     sub = bus.subscribe("t", after=1)
-    got: list[tuple[int | None, StreamEvent]] = []
+    got: list[tuple[int | None, StreamEvent, bytes | None]] = []
     for _ in range(2):
         event = await asyncio.wait_for(anext(sub), 1)
-        got.append((sub.event_id, event))
-    assert got == [(2, status), (3, chunk("y"))]
+        got.append((sub.event_id, event, sub.encoded))
+    assert got == [(2, status, event_json(status)), (3, _chunk("y"), event_json(_chunk("y")))]
+    bus.publish("t", _chunk("z"), 4)  # live now
+    assert await asyncio.wait_for(anext(sub), 1) == _chunk("z")
+    assert (sub.event_id, sub.encoded) == (4, event_json(_chunk("z")))
     sub.close()
-    bus.publish("t", chunk("z"), 4)  # the ring (3 events) now starts after 1
+    assert bus.subscriber_count() == 0
     with pytest.raises(EventsLost):
-        bus.subscribe("t", after=0)
+        bus.subscribe("u", after=0)  # never recorded
+
+
+@pytest.mark.parametrize("bus_class", BUSES)
+async def test_every_subscription_reads_each_event_once_in_order_until_the_end(
+    bus_class: Callable[[], EventBus],
+) -> None:
+    bus = bus_class()
+    first, second = bus.subscribe("t"), bus.subscribe("t")
+    other = bus.subscribe("u")
+    assert (bus.subscriber_count("t"), bus.subscriber_count()) == (2, 3)
+    for event_id, text in enumerate("abc", 1):
+        bus.publish("t", _chunk(text), event_id)
+    reply = Message.agent("hi")
+    bus.publish("t", reply)  # a direct reply: no id of its own
+    bus.end("t")
+    for sub in (first, second):
+        assert [e async for e in sub] == [_chunk("a"), _chunk("b"), _chunk("c"), reply]
+        assert sub.event_id == NO_ID
+    assert bus.subscriber_count() == 1
+    assert other.pending == 0  # another task's events never reach it
+    bus.end_all()
+    assert [e async for e in other] == []
+    assert bus.subscriber_count() == 0
+
+
+@pytest.mark.parametrize("bus_class", BUSES)
+async def test_a_closed_subscription_hears_nothing_more(bus_class: Callable[[], EventBus]) -> None:
+    bus = bus_class()
+    sub = bus.subscribe("t")
+    bus.publish("t", _chunk("a"), 1)
+    assert sub.take_ready() == _chunk("a")
+    assert sub.take_ready() is None
+    sub.close()
+    bus.publish("t", _chunk("b"), 2)
+    assert sub.pending == 0
+    assert bus.subscriber_count("t") == 0
 
 
 def _chunk(text: str) -> TaskArtifactUpdateEvent:
@@ -189,87 +239,43 @@ def _chunk(text: str) -> TaskArtifactUpdateEvent:
     )
 
 
-def _held(bus: MemoryEventBus, task_id: str) -> list[type]:
-    ring = bus._rings[task_id]  # pyright: ignore[reportPrivateUsage]
-    return [type(event) for _, event in ring.held()]
+def _ring(bus: MemoryEventBus, task_id: str) -> Any:
+    return bus._rings[task_id]  # pyright: ignore[reportPrivateUsage]
 
 
-async def test_a_buffer_is_packed_when_its_last_reading_stream_lets_go() -> None:
+async def test_a_record_holds_bytes_from_the_start_and_no_event_object() -> None:
     bus = MemoryEventBus()
-    bus.record("t", 0)
-    slow, fast = bus.subscribe("t"), bus.subscribe("t")
+    sub = bus.subscribe("t", current=0)
     bus.publish("t", _chunk("x"), 1)
     bus.publish("t", _chunk("y"), 2)
-    bus.end("t")  # the run ended; both streams still have its events to send
-    assert _held(bus, "t") == [TaskArtifactUpdateEvent] * 2
-    assert [e async for e in fast] == [_chunk("x"), _chunk("y")]
-    assert _held(bus, "t") == [TaskArtifactUpdateEvent] * 2  # the slow one still reads
-    slow.close()
-    assert _held(bus, "t") == [bytes, bytes]
-    assert bus._draining == {}  # pyright: ignore[reportPrivateUsage]
-
-
-async def test_sent_frames_are_kept_as_their_bytes_while_the_task_runs(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    bus = MemoryEventBus(replay_events=4)
-    bus.record("t", 0)
-    sub = bus.subscribe("t")
-    chunks = [_chunk(text) for text in "abcdef"]
-    for event_id, chunk in enumerate(chunks[:4], 1):
-        bus.publish("t", chunk, event_id)
-    sent = [(event_id, event_json(await anext(sub))) for event_id in range(1, 4)]
-    encoded: list[object] = []
-    monkeypatch.setattr(
-        "a2a_core.server.events.event_json",
-        lambda event: encoded.append(event) or event_json(event),
-    )
-    sub.sent(sent)  # type: ignore[arg-type]  # frames of ids 1-3 written, with their bytes
-    assert _held(bus, "t") == [bytes, bytes, bytes, TaskArtifactUpdateEvent]
-    ring = bus._rings["t"]  # pyright: ignore[reportPrivateUsage]
-    assert [data for _, data in ring.held()[:3]] == [d for _, d in sent]
-    sub.sent(sent)  # type: ignore[arg-type]  # sent again (another stream): packed already
-    bus.publish("t", chunks[4], 5)  # the ring is full: the oldest (packed) goes
-    bus.publish("t", chunks[5], 6)
-    assert _held(bus, "t") == [bytes] + [TaskArtifactUpdateEvent] * 3
-    assert encoded == []  # nothing encoded: the bytes came with the frames
-    monkeypatch.undo()
-    replayed = bus.subscribe("t", after=2)
-    assert [await anext(replayed) for _ in range(4)] == chunks[2:]  # bytes and objects alike
-    replayed.close()
-    sub.sent([(6, event_json(chunks[5]) or b"")])  # not at the front (4 is): passed over
-    assert _held(bus, "t") == [bytes] + [TaskArtifactUpdateEvent] * 3
+    ring = _ring(bus, "t")
+    assert len(ring) == 2
+    assert ring._objects is None
+    tracked = _tracked_under(ring)
+    for event_id in range(3, 103):
+        bus.publish("t", _chunk(str(event_id)), event_id)
+    assert len(ring) == 102
+    assert _tracked_under(ring) == tracked < 5  # not one object per event
     sub.close()
-    bus.end("t")
-    assert _held(bus, "t") == [bytes] * 4  # the rest encoded now
 
 
-async def test_a_long_stream_packs_as_it_goes_and_replays_only_what_it_retains() -> None:
+async def test_a_long_stream_replays_only_what_it_retains() -> None:
     bus = MemoryEventBus(replay_events=100)
-    bus.record("t", 0)
-    sub = bus.subscribe("t")
+    sub = bus.subscribe("t", current=0)
     chunks = [_chunk(str(i)) for i in range(1, 301)]
-    for start in range(0, 300, 10):  # written ten frames at a time, as a stream does
-        for event_id, chunk in enumerate(chunks[start : start + 10], start + 1):
-            bus.publish("t", chunk, event_id)
-        sent = [
-            (sub_id, event_json(await anext(sub)) or b"") for sub_id in range(start + 1, start + 11)
-        ]
-        sub.sent(sent)
-    assert _held(bus, "t") == [bytes] * 100  # the 200 oldest let go, the rest packed
+    for event_id, chunk in enumerate(chunks, 1):
+        bus.publish("t", chunk, event_id)
+    assert len(_ring(bus, "t")) == 100  # the 200 oldest let go
     with pytest.raises(EventsLost):
         bus.subscribe("t", after=199)
     for after in (200, 250, 299):
         replayed = bus.subscribe("t", after=after)
         assert [await anext(replayed) for _ in range(300 - after)] == chunks[after:]
         assert [event_json(e) for e in chunks[after:]] == [
-            event_json(e)
-            for _, e in bus._rings["t"].after(after)  # pyright: ignore[reportPrivateUsage]
+            data for _, _, data in _ring(bus, "t").after(after)
         ]
         replayed.close()
     sub.close()
-    bus.end("t")
-    assert _held(bus, "t") == [bytes] * 100
 
 
 async def test_an_event_with_no_json_of_its_own_is_kept_as_itself_among_packed_ones() -> None:
@@ -286,29 +292,24 @@ async def test_an_event_with_no_json_of_its_own_is_kept_as_itself_among_packed_o
     published = [_chunk("a"), custom, end_mark, _chunk("c")]
     for event_id, event in enumerate(published, 1):
         bus.publish("t", event, event_id)  # type: ignore[arg-type]
-    bus.pack("t")
-    assert _held(bus, "t") == [bytes, Custom, object, bytes]
-    replayed = bus._rings["t"].after(0)  # pyright: ignore[reportPrivateUsage]
-    assert [event for _, event in replayed] == published
+    replayed = _ring(bus, "t").after(0)
+    assert [event for _, event, _ in replayed] == published
+    assert [data is None for _, _, data in replayed] == [False, True, True, False]
     assert replayed[1][1] is custom
     assert replayed[2][1] is end_mark
     for event_id, text in enumerate("defg", 5):  # the oldest go, the kept objects with them
         bus.publish("t", _chunk(text), event_id)
-    bus.pack("t")
-    assert _held(bus, "t") == [bytes] * 5
-    assert bus._rings["t"]._objects == {}  # pyright: ignore[reportPrivateUsage]
+    assert _ring(bus, "t")._objects == {}
 
 
-async def test_streams_that_never_let_go_are_forgotten_with_their_buffer() -> None:
+async def test_the_least_recently_active_record_goes_first() -> None:
     bus = MemoryEventBus(replay_tasks=1)
     bus.record("t", 0)
-    bus.subscribe("t")  # never read, never closed
     bus.publish("t", _chunk("x"), 1)
-    bus.end("t")
-    assert set(bus._draining) == {"t"}  # pyright: ignore[reportPrivateUsage]
-    bus.record("u", 0)  # evicts t's buffer, and what waited to pack it
-    assert bus._draining == {}  # pyright: ignore[reportPrivateUsage]
+    bus.record("u", 0)  # evicts t's record
+    with pytest.raises(EventsLost):
+        bus.subscribe("t", after=0)
     unbuffered = MemoryEventBus(replay_tasks=0)
-    unbuffered.subscribe("t")
-    unbuffered.end("t")
-    assert unbuffered._draining == {}  # pyright: ignore[reportPrivateUsage]
+    unbuffered.subscribe("t", current=0).close()
+    with pytest.raises(EventsLost):
+        unbuffered.subscribe("t", after=0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from a2a_core.errors import ServerBusyError, TaskNotFoundError, UnsupportedOperationError
@@ -24,7 +25,20 @@ from a2a_core.types import (
     TaskStatusUpdateEvent,
 )
 from a2a_core.wire.operations import Operation
+from minimal_bus import BUS_IDS, BUSES
 from server_core_support import CALL, CALL_03, ServiceFactory, eventually, send
+
+
+@pytest.fixture(params=BUSES, ids=BUS_IDS)
+def make_service(request: pytest.FixtureRequest, make_service: ServiceFactory) -> ServiceFactory:
+    """Every stream test runs on ``MemoryEventBus`` and on a second bus written from the
+    ``EventBus`` contract alone (a test may still pass its own)."""
+
+    def factory(agent: Any, **options: Any) -> Any:
+        options.setdefault("bus", request.param())
+        return make_service(agent, **options)
+
+    return factory
 
 
 def _describe(event: StreamEvent) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, Coroutine
 from typing import Any
 
 import httpx
@@ -11,7 +11,8 @@ import pytest
 from a2a_core.errors import A2AError, TaskNotFoundError, UnrepresentableError
 from a2a_core.server import A2AService, RequestContext, ServerCallContext
 from a2a_core.server.asgi import SseConfig, create_app
-from a2a_core.server.asgi.sse import close_events, stream_sse
+from a2a_core.server.asgi.sse import stream_sse
+from a2a_core.server.stream import ServerStream, plain_stream
 from a2a_core.types import Message, Part, StreamEvent, Task
 from a2a_core.wire import Operation
 from a2a_core.wire.v03 import V03JsonRpcCodec
@@ -114,12 +115,11 @@ async def test_reply_message_stream_is_one_message(make_client: Any) -> None:
     await svc.aclose()
 
 
-async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_buffer(
+async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_record(
     make_client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The run of an agent that never awaits ends before its stream has sent its events
-    (it does not yield after the settling event); the task's replay buffer is packed only
-    when the stream lets go, with the bytes of each frame, not by encoding them again."""
+    """The bus encodes each event when it is published; the frame carries those bytes and
+    the task's replay record keeps them (the same bytes, encoded once)."""
     from a2a_core.server import TaskUpdater
     from a2a_core.server import events as events_module
     from a2a_core.server import manager as manager_module
@@ -143,7 +143,7 @@ async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_buf
 
     monkeypatch.setattr(_json, "event_json", counting)
     monkeypatch.setattr(v10_module, "event_json", counting)  # the frames'
-    monkeypatch.setattr(events_module, "event_json", counting)  # the replay buffer's
+    monkeypatch.setattr(events_module, "event_json", counting)  # the bus's
     svc = A2AService(chunky, make_card())
     client = make_client(create_app(svc))
     r = await client.post(
@@ -152,12 +152,17 @@ async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_buf
     events = parse_sse(r.text)
     assert len(events) == 22  # the task, 20 chunks, the final status
     updates = [e for e in encoded if not isinstance(e, Task)]
-    assert len(updates) == 21  # each chunk and the final status once: for its frame
+    assert len(updates) == 21  # each chunk and the final status once: at publish
     assert len({id(e) for e in updates}) == 21
     bus = svc.manager.bus
     assert isinstance(bus, MemoryEventBus)
     (ring,) = bus._rings.values()  # pyright: ignore[reportPrivateUsage]
-    assert all(type(event) is bytes for _, event in ring.held())  # packed once read
+    kept = ring.after(ring.base)
+    assert len(kept) == 21
+    for event_id, _, data in kept:
+        assert data is not None
+        frame = b'id: %d\ndata: {"jsonrpc":"2.0","id":1,"result":' % event_id + data
+        assert frame in r.content
     await svc.aclose()
 
 
@@ -175,40 +180,6 @@ async def _streaming_until(
             break
         await asyncio.sleep(0.01)
     return serving
-
-
-async def test_a_long_stream_keeps_the_bytes_of_its_sent_frames_as_it_goes() -> None:
-    """While the task still runs, the replay buffer already holds the events whose frames
-    were sent as those bytes (their objects freed): nothing is left to pack at the end
-    but the last frames, so the client's next request does not wait behind the packing."""
-    from a2a_core.server import TaskUpdater
-    from a2a_core.server.events import MemoryEventBus
-
-    gate = asyncio.Event()
-
-    async def slow_chunks(context: RequestContext, updater: TaskUpdater) -> None:
-        for i in range(5):
-            await updater.add_artifact(f"c{i}", artifact_id="a", append=i > 0, last_chunk=False)
-            await asyncio.sleep(0.01)  # each chunk goes out in its own frame
-        await gate.wait()
-        await updater.complete()
-
-    svc = A2AService(slow_chunks, make_card())
-    conn = FakeConnection()
-    serving = await _streaming_until(svc, conn, artifact_updates=5)
-    try:
-        bus = svc.manager.bus
-        assert isinstance(bus, MemoryEventBus)
-        (ring,) = bus._rings.values()  # pyright: ignore[reportPrivateUsage]
-        kinds = [type(event) for _, event in ring.held()]
-        assert len(kinds) == 5
-        assert kinds[:4] == [bytes] * 4  # sent: kept as their frames' bytes already
-        assert not serving.done()  # the task still runs
-    finally:
-        gate.set()
-        await asyncio.wait_for(serving, 5)
-        await svc.aclose()
-    assert all(type(event) is bytes for _, event in ring.held())  # the rest at the end
 
 
 async def test_events_waiting_together_go_out_in_one_write_each_with_its_id(
@@ -313,10 +284,10 @@ class ScriptedService(A2AService):
 
     async def open_stream(
         self, op: Operation, request: BaseModel, call: ServerCallContext
-    ) -> AsyncIterator[StreamEvent]:
-        return self._run()
+    ) -> ServerStream:
+        return plain_stream(self._run())
 
-    async def _run(self) -> AsyncIterator[StreamEvent]:
+    async def _run(self) -> AsyncGenerator[StreamEvent]:
         try:
             for item in self.script:
                 if isinstance(item, BaseException):
@@ -458,7 +429,7 @@ class Script:
         self.pause = pause
         self.closed = False
 
-    async def run(self) -> AsyncIterator[StreamEvent]:
+    async def run(self) -> AsyncGenerator[StreamEvent]:
         try:
             for event in self.first:
                 if self.pause:
@@ -470,12 +441,22 @@ class Script:
             self.closed = True
 
 
-def _encode(event: StreamEvent) -> tuple[bytes, bytes | None]:
-    return b"data: " + event.model_dump_json(by_alias=True).encode() + b"\n\n", None
+def _encode(event: StreamEvent, encoded: bytes | None) -> bytes:
+    return b"data: " + event.model_dump_json(by_alias=True).encode() + b"\n\n"
 
 
 def _encode_error(error: A2AError) -> bytes:
     return b'data: {"error":' + str(error.code).encode() + b"}\n\n"
+
+
+def _pump(
+    conn: FakeConnection, events: AsyncGenerator[StreamEvent], config: SseConfig | None = None
+) -> Coroutine[Any, Any, None]:
+    """``stream_sse`` of a plain generator's events on ``conn``."""
+    stream = plain_stream(events)
+    return stream_sse(
+        conn.receive, conn.send, stream, _encode, _encode_error, [], config or SseConfig()
+    )
 
 
 async def test_disconnect_stops_the_pump_and_closes_the_iterator() -> None:
@@ -483,7 +464,7 @@ async def test_disconnect_stops_the_pump_and_closes_the_iterator() -> None:
     script = Script([Message.agent("one")])
     asyncio.get_running_loop().call_later(0.05, conn.leave)
     await asyncio.wait_for(
-        stream_sse(conn.receive, conn.send, script.run(), _encode, _encode_error, [], SseConfig()),
+        _pump(conn, script.run()),
         timeout=5,
     )
     assert script.closed
@@ -497,19 +478,19 @@ async def test_a_short_stream_starts_no_watcher() -> None:
     """A stream over before ``_WATCH_AFTER`` never listens for the client leaving (no
     task for it); one that lasts longer does, and notices a client that left at once."""
 
-    async def short() -> AsyncIterator[StreamEvent]:
+    async def short() -> AsyncGenerator[StreamEvent]:
         await asyncio.sleep(0)  # the loop runs other tasks: an eager watcher would listen
         yield Message.agent("one")
 
     conn = FakeConnection()
-    await stream_sse(conn.receive, conn.send, short(), _encode, _encode_error, [], SseConfig())
+    await _pump(conn, short())
     assert conn.receives == 0
     assert conn.sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
     conn = FakeConnection()
     conn.leave()  # gone before the first event: noticed once the watcher starts
     script = Script([Message.agent("one")])
     await asyncio.wait_for(
-        stream_sse(conn.receive, conn.send, script.run(), _encode, _encode_error, [], SseConfig()),
+        _pump(conn, script.run()),
         timeout=5,
     )
     assert conn.receives == 1
@@ -519,9 +500,7 @@ async def test_a_short_stream_starts_no_watcher() -> None:
 async def test_outer_cancellation_still_propagates() -> None:
     conn = FakeConnection()
     script = Script([Message.agent("one")])
-    job = asyncio.create_task(
-        stream_sse(conn.receive, conn.send, script.run(), _encode, _encode_error, [], SseConfig())
-    )
+    job = asyncio.create_task(_pump(conn, script.run()))
     await asyncio.sleep(0.02)
     job.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -535,7 +514,7 @@ async def test_keep_alive_comment_on_a_silent_stream() -> None:
     asyncio.get_running_loop().call_later(0.4, conn.leave)
     config = SseConfig(ping_interval=0.05, send_timeout=None)
     await asyncio.wait_for(
-        stream_sse(conn.receive, conn.send, script.run(), _encode, _encode_error, [], config),
+        _pump(conn, script.run(), config),
         timeout=5,
     )
     pings = [b for b in conn.bodies if b == b": ping\n\n"]
@@ -549,14 +528,14 @@ async def test_stalled_reader_is_dropped() -> None:
     script = Script([Message.agent("a"), Message.agent("b")])
     config = SseConfig(ping_interval=None, send_timeout=0.1)
     await asyncio.wait_for(
-        stream_sse(conn.receive, conn.send, script.run(), _encode, _encode_error, [], config),
+        _pump(conn, script.run(), config),
         timeout=5,
     )
     assert script.closed
     assert len(conn.bodies) == 1
 
 
-async def test_close_events_runs_cleanup_of_a_stream_never_iterated(
+async def test_closing_a_stream_never_iterated_releases_its_subscription(
     waiting: tuple[A2AService, WaitingAgent],
 ) -> None:
     svc, _agent = waiting
@@ -565,7 +544,7 @@ async def test_close_events_runs_cleanup_of_a_stream_never_iterated(
     request = SendMessageRequest.model_validate({"message": v10_message()})
     events = await svc.open_stream(Operation.SEND_STREAMING_MESSAGE, request, ServerCallContext())
     assert svc.manager.bus.subscriber_count() == 1
-    await close_events(events, started=False)
+    await events.aclose()
     assert svc.manager.bus.subscriber_count() == 0
 
 

@@ -24,6 +24,19 @@ from .base import CallOptions, EventIterator, StreamPosition
 __all__ = ["InProcessTransport", "LocalService"]
 
 
+class LocalStream(Protocol):
+    """What the transport reads of a service's stream (a part of ``ServerStream``)."""
+
+    def __aiter__(self) -> AsyncIterator[StreamEvent]: ...
+
+    @property
+    def event_id(self) -> int | None:
+        """The id of the event last returned (None: it has none)."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
 class LocalService(Protocol):
     """What the transport needs of an ``A2AService``."""
 
@@ -31,7 +44,7 @@ class LocalService(Protocol):
 
     async def open_stream(
         self, op: Operation, request: BaseModel, call: ServerCallContext
-    ) -> AsyncIterator[StreamEvent]: ...
+    ) -> LocalStream: ...
 
 
 class InProcessTransport:
@@ -106,13 +119,11 @@ class InProcessTransport:
         """Nothing to release: the service belongs to its owner."""
 
 
-async def _relay(
-    events: AsyncIterator[StreamEvent], position: StreamPosition | None
-) -> EventIterator:
+async def _relay(events: LocalStream, position: StreamPosition | None) -> EventIterator:
     try:
         async for event in events:
             if position is not None:
-                event_id = getattr(events, "event_id", None)
+                event_id = events.event_id
                 if event_id is not None:
                     position.last_event_id = str(event_id)
             yield event
@@ -121,6 +132,4 @@ async def _relay(
     except Exception as exc:
         raise InternalError(f"The local agent stream failed: {type(exc).__name__}") from exc
     finally:
-        aclose = getattr(events, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await events.aclose()

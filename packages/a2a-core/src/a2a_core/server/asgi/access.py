@@ -18,14 +18,13 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 from ... import telemetry as _telemetry
 from ...errors import A2AError
 from ...types import Message, StreamEvent, Task, TaskStatusUpdateEvent
+from ..stream import ServerStream
 from .http import Receive, Scope, Send
-from .sse import close_events
 
 __all__ = [
     "ACCESS_KEY",
@@ -228,18 +227,16 @@ def _state(state: Any) -> str:
 
 
 class RecordedEvents:
-    """A stream's events, noting each one's task id and state (only while logging).
+    """A ``ServerStream`` that notes each event's task id and state (only while logging).
 
-    Closing it closes the service's stream the way ``close_events`` does, so
-    the subscription behind it is released even when no event was read.
+    Everything else is the service's stream's: ids, encoded bytes, its end, its close.
     """
 
-    __slots__ = ("_events", "_hooks", "_record", "_started")
+    __slots__ = ("_events", "_hooks", "_record")
 
-    def __init__(self, events: AsyncIterator[StreamEvent], record: AccessRecord) -> None:
+    def __init__(self, events: ServerStream, record: AccessRecord) -> None:
         self._events = events
         self._record = record
-        self._started = False
         self._hooks = _telemetry.active
         if self._hooks is not None:
             self._hooks.stream_opened()
@@ -248,7 +245,6 @@ class RecordedEvents:
         return self
 
     async def __anext__(self) -> StreamEvent:
-        self._started = True
         try:
             event = await anext(self._events)
         except A2AError as exc:  # sent as the stream's last event
@@ -259,31 +255,24 @@ class RecordedEvents:
 
     @property
     def event_id(self) -> int | None:
-        """The id of the event last returned (forwarded from the service's stream)."""
-        return getattr(self._events, "event_id", None)
+        return self._events.event_id
+
+    @property
+    def encoded(self) -> bytes | None:
+        return self._events.encoded
 
     def next_ready(self) -> StreamEvent | None:
-        """The next event if it can be read without waiting (forwarded, and noted)."""
-        next_ready = getattr(self._events, "next_ready", None)
-        event = next_ready() if next_ready is not None else None
+        event = self._events.next_ready()
         if event is not None:
             self._record.result(event)
         return event
 
-    def sent(self, replays: list[tuple[int, bytes]]) -> None:
-        """Frames were sent, with these replay bytes (forwarded)."""
-        sent = getattr(self._events, "sent", None)
-        if sent is not None:
-            sent(replays)
-
     def ends(self) -> bool:
-        """Whether the event last returned is the stream's last (forwarded)."""
-        ends = getattr(self._events, "ends", None)
-        return bool(ends()) if ends is not None else False
+        return self._events.ends()
 
     async def aclose(self) -> None:
         try:
-            await close_events(self._events, started=self._started)
+            await self._events.aclose()
         finally:
             hooks, self._hooks = self._hooks, None
             if hooks is not None:

@@ -31,7 +31,6 @@ Decisions:
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from typing import Any, cast
 
 from ...errors import (
@@ -51,6 +50,7 @@ from ...wire import Codec, dumps, loads, operation_for_method
 from ..authorization import InsufficientScopeError
 from ..context import ServerCallContext
 from ..options import AppOptions
+from ..stream import ServerStream, close_stream
 from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge
 from .files_route import BASE_URL_KEY
@@ -68,7 +68,7 @@ from .http import (
     send_bytes,
 )
 from .routes import Route, RouteContext
-from .sse import SSE_HEADERS, close_events, send_sse_error, stream_sse
+from .sse import SSE_HEADERS, send_sse_error, stream_sse
 
 __all__ = ["SERVED", "JsonRpcBinding", "JsonRpcEndpoint"]
 
@@ -212,7 +212,7 @@ class JsonRpcEndpoint:
             )
             return
         if notification:
-            await close_events(events, started=False)
+            await close_stream(events)
             await send(_NO_CONTENT_START)
             await send(_EMPTY_BODY)
             return
@@ -224,20 +224,19 @@ class JsonRpcEndpoint:
         send: Send,
         codec: Codec,
         rid: Any,
-        events: AsyncIterator[StreamEvent],
+        events: ServerStream,
         extra: list[tuple[bytes, bytes]],
     ) -> None:
         prefix = b'data: {"jsonrpc":"2.0","id":' + _encode_id(rid) + b',"result":'
 
-        def encode(event: StreamEvent) -> tuple[bytes, bytes | None]:
-            data, replay = codec.encode_event_frame(event)
-            return prefix + data + b"}\n\n", replay
+        def frame(event: StreamEvent, encoded: bytes | None) -> bytes:
+            return prefix + codec.encode_event_json(event, encoded) + b"}\n\n"
 
         def encode_error(error: A2AError) -> bytes:
             return b"data: " + self._error_body(codec, rid, error) + b"\n\n"
 
         headers = SSE_HEADERS + extra if extra else SSE_HEADERS
-        await stream_sse(receive, send, events, encode, encode_error, headers, self.edge.sse)
+        await stream_sse(receive, send, events, frame, encode_error, headers, self.edge.sse)
 
     def _error_body(self, codec: Codec, rid: Any, error: A2AError) -> bytes:
         return dumps({"jsonrpc": "2.0", "id": rid, "error": codec.encode_error(error)})

@@ -16,7 +16,6 @@ answers ``{"code", "message", "data"?}`` with the statuses 0.3 SDKs used.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from typing import Any, NamedTuple
 
 from ...errors import (
@@ -36,6 +35,7 @@ from ...wire.v03_rest import V03RestCodec, assemble_request
 from ..authorization import InsufficientScopeError
 from ..context import ServerCallContext
 from ..options import AppOptions
+from ..stream import ServerStream
 from .access import ACCESS_KEY, AccessRecord, RecordedEvents
 from .edge import Edge
 from .files_route import BASE_URL_KEY
@@ -299,18 +299,17 @@ class RestEndpoint:
         send: Send,
         codec: Codec,
         version: str,
-        events: AsyncIterator[StreamEvent],
+        events: ServerStream,
         extra: list[tuple[bytes, bytes]],
     ) -> None:
-        def encode(event: StreamEvent) -> tuple[bytes, bytes | None]:
-            data, replay = codec.encode_event_frame(event)
-            return b"data: " + data + b"\n\n", replay
+        def frame(event: StreamEvent, encoded: bytes | None) -> bytes:
+            return b"data: " + codec.encode_event_json(event, encoded) + b"\n\n"
 
         def encode_error(error: A2AError) -> bytes:
             return b"data: " + dumps(self._error_payload(error, version)[1]) + b"\n\n"
 
         headers = SSE_HEADERS + extra if extra else SSE_HEADERS
-        await stream_sse(receive, send, events, encode, encode_error, headers, self.edge.sse)
+        await stream_sse(receive, send, events, frame, encode_error, headers, self.edge.sse)
 
     def _error_payload(self, error: A2AError, version: str) -> tuple[int, dict[str, Any]]:
         if version == "0.3":

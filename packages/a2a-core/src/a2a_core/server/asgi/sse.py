@@ -1,8 +1,9 @@
 """Server-Sent Events: pump a stream of events to the client, and let go cleanly.
 
-One response per stream: ``text/event-stream`` headers, then one
-``id: <event id>\\ndata: <json>\\n\\n`` frame per event (the id, when the
-stream knows it, is what a client sends back as ``Last-Event-ID`` to resume);
+One response per stream (a ``ServerStream``): ``text/event-stream`` headers,
+then one ``id: <event id>\\ndata: <json>\\n\\n`` frame per event (the id, when
+the stream has one, is what a client sends back as ``Last-Event-ID`` to resume;
+the JSON is the bytes the event bus encoded, when the caller's codec writes them);
 frames of events that are already waiting when one is sent share its write,
 and the frame of the stream's last event ends the response in the same write.
 The pump runs in the request's own task; one small watcher task waits for
@@ -20,15 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from ...errors import A2AError, InternalError
 from ...types import StreamEvent
+from ..stream import ServerStream, close_stream
 from .http import Receive, Send
 
-__all__ = ["SSE_HEADERS", "SseConfig", "close_events", "send_sse_error", "stream_sse"]
+__all__ = ["SSE_HEADERS", "SseConfig", "send_sse_error", "stream_sse"]
 
 logger = logging.getLogger("a2a_core.server.asgi")
 
@@ -151,28 +153,26 @@ async def _ping(pump: _Pump) -> None:
 async def stream_sse(
     receive: Receive,
     send: Send,
-    events: AsyncIterator[StreamEvent],
-    encode: Callable[[StreamEvent], tuple[bytes, bytes | None]],
+    events: ServerStream,
+    frame: Callable[[StreamEvent, bytes | None], bytes],
     encode_error: Callable[[A2AError], bytes],
     headers: list[tuple[bytes, bytes]],
     config: SseConfig,
 ) -> None:
-    """Send ``events`` as SSE frames until the iterator ends, fails or the client leaves.
+    """Send ``events`` as SSE frames until the stream ends, fails or the client leaves.
 
-    ``encode`` gives an event's frame, and its replay bytes when the frame carries them
-    (``Codec.encode_event_frame``): after each write they go to the iterator's ``sent``,
-    so the task's replay buffer keeps them rather than encode the events again.
-    An A2AError from the iterator or the encoder becomes one error frame
-    (``encode_error``), then the stream ends; an unexpected exception is
-    logged and sent as a generic internal error. The iterator is always
-    closed (``aclose``) before this returns.
+    ``frame(event, encoded)`` gives an event's ``data:`` lines from the event and its
+    JSON as the bus encoded it (``events.encoded``, None when it was not); this adds
+    the ``id:`` line. An A2AError from the stream or the encoder becomes one error
+    frame (``encode_error``), then the stream ends; an unexpected exception is
+    logged and sent as a generic internal error. The stream is always closed
+    (``aclose``) before this returns.
     """
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     if task is None:  # pragma: no cover - ASGI servers always run apps in a task
         raise RuntimeError("stream_sse must run inside an asyncio task")
     pump = _Pump(send, loop, task)
-    started = False
     finished = False
     try:
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -182,35 +182,26 @@ async def stream_sse(
             period = min(periods) / 2 if config.send_timeout is not None else min(periods)
             pump.timer = loop.call_later(period, _tick, pump, config, period)
         error: bytes | None = None
-        started = True
-        has_ids = hasattr(events, "event_id")
-        next_ready: Callable[[], StreamEvent | None] | None = getattr(events, "next_ready", None)
-        ends: Callable[[], bool] | None = getattr(events, "ends", None)
-        sent: Callable[[list[tuple[int, bytes]]], None] | None = getattr(events, "sent", None)
         try:
             async for event in events:
                 # This event, then those already waiting (read without a coroutine each):
                 # one write for all of them, up to _BATCH_BYTES.
                 frames: list[bytes] = []
-                replays: list[tuple[int, bytes]] = []
                 size = 0
                 while True:
                     try:
-                        data, replay = encode(event)
+                        data = frame(event, events.encoded)
                     except A2AError as exc:
                         error = encode_error(exc)
                         break
-                    if has_ids:
-                        event_id: int | None = getattr(events, "event_id", None)
-                        if event_id is not None:
-                            data = b"id: %d\n%s" % (event_id, data)
-                            if replay is not None:
-                                replays.append((event_id, replay))
+                    event_id = events.event_id
+                    if event_id is not None:
+                        data = b"id: %d\n%s" % (event_id, data)
                     frames.append(data)
                     size += len(data)
-                    if next_ready is None or size >= _BATCH_BYTES:
+                    if size >= _BATCH_BYTES:
                         break
-                    waiting = next_ready()
+                    waiting = events.next_ready()
                     if waiting is None:
                         break
                     event = waiting
@@ -218,11 +209,9 @@ async def stream_sse(
                     if frames:
                         await pump.frame(b"".join(frames))
                     break
-                last = ends is not None and ends()
+                last = events.ends()
                 # The stream's last event: its frame ends the response (one write).
                 await pump.frame(b"".join(frames), last=last)
-                if sent is not None and replays:
-                    sent(replays)  # the replay buffer keeps these frames' bytes
                 if last:
                     finished = True
                     break
@@ -250,33 +239,9 @@ async def stream_sse(
             pump.watcher.cancel()
         if pump.ping_task is not None and not pump.ping_task.done():
             pump.ping_task.cancel()
-        await close_events(events, started=started)
+        await close_stream(events)
     if not pump.dropped and not finished:
         await send({"type": "http.response.body", "body": b"", "more_body": False})
-
-
-async def close_events(events: AsyncIterator[Any], *, started: bool = True) -> None:
-    """Close an event iterator so that its cleanup (releasing a subscription) runs.
-
-    ``aclose()`` on an async generator that never ran does not execute its
-    ``finally`` blocks, and the service's streams hold a subscription opened
-    before their generator starts. So an iterator that was never iterated is
-    run to its first suspension and cancelled there, which runs its cleanup.
-    """
-    try:
-        if not started:
-            step = asyncio.ensure_future(anext(events))
-            await asyncio.sleep(0)
-            if not step.done():
-                step.cancel()
-            await asyncio.wait({step})
-            if not step.cancelled():
-                step.exception()  # retrieved: a failing first step is not our concern here
-        aclose = getattr(events, "aclose", None)
-        if aclose is not None:
-            await cast(Callable[[], Any], aclose)()
-    except Exception:
-        logger.debug("closing an event stream failed", exc_info=True)
 
 
 async def send_sse_error(send: Send, frame: bytes, headers: list[tuple[bytes, bytes]]) -> None:

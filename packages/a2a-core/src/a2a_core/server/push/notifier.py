@@ -64,6 +64,8 @@ import httpx
 from ... import telemetry as _telemetry
 from ...contracts.push_configs import PushConfigEntry, PushConfigStore
 from ...errors import InvalidParamsError
+from ...net.url_policy import ResolutionError, TargetRefusedError, UrlPolicy
+from ...net.vetted_transport import VettedTransport
 from ...types import (
     StreamEvent,
     Task,
@@ -74,9 +76,7 @@ from ...types import (
 )
 from ...webhooks import WebhookSigner
 from .payload import check_secrets, render
-from .policy import ResolutionError, TargetRefusedError, UrlPolicy
 from .store import MemoryPushConfigStore
-from .transport import VettedTransport
 
 if TYPE_CHECKING:
     from ...contracts.channel import TaskChannel

@@ -1,14 +1,15 @@
-"""Which webhook URLs the server may POST to (SSRF defence).
+"""Which URLs named by a peer may be contacted (SSRF defence).
 
-A push config names a URL chosen by the client; without a policy any caller
-could make the server send requests into its own network (loopback admin
-ports, RFC 1918 services, the cloud metadata endpoint). The policy accepts
-only ``http``/``https`` URLs whose host resolves exclusively to public unicast
-addresses, unless the operator opens private targets or allowlists hosts.
+A push config names a webhook URL chosen by the client, and an agent's answer
+may name a file URL to download; without a policy a peer could make us send
+requests into our own network (loopback admin ports, RFC 1918 services, the
+cloud metadata endpoint). The policy accepts only ``http``/``https`` URLs
+whose host resolves exclusively to public unicast addresses, unless the
+operator opens private targets or allowlists hosts.
 
-It is applied when a config is created (early feedback), again before every
-delivery, and a third time on the address actually connected to
-(``transport.VettedTransport``), so a DNS answer that changes after the
+Push delivery applies it when a config is created (early feedback), again
+before every delivery, and a third time on the address actually connected to
+(``vetted_transport.VettedTransport``), so a DNS answer that changes after the
 check (rebinding) cannot redirect a delivery.
 """
 

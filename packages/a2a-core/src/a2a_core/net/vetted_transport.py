@@ -18,7 +18,7 @@ from typing import Any, cast
 import httpcore
 import httpx
 
-from .policy import ResolutionError, UrlPolicy
+from .url_policy import ResolutionError, UrlPolicy
 
 __all__ = ["VettedTransport"]
 

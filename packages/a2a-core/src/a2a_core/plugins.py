@@ -43,7 +43,7 @@ from .hookspecs import PROJECT, hookimpl
 from .types import AgentCard, StreamEvent, Task, TaskState
 
 if TYPE_CHECKING:
-    from .server.manager import TaskObserver
+    from .server.observers import TaskObserver
 
 __all__ = [
     "DISABLE_AUTOLOAD_ENV",

@@ -10,7 +10,7 @@ its HTTP 413 tells apart when it answers the request itself.)
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,6 +29,7 @@ from a2a_core import (
 )
 from a2a_core.client import A2AClient
 from a2a_core.server import A2AService, ManagerConfig, ServerCallContext
+from a2a_core.server.stream import ServerStream
 from a2a_core.wire import Operation
 from servers import free_port, our_app, running, scripted_card, scripted_executor
 
@@ -63,7 +64,7 @@ class RaisingService(A2AService):
 
     async def open_stream(
         self, op: Operation, request: Any, call: ServerCallContext
-    ) -> AsyncIterator[Any]:
+    ) -> ServerStream:
         error = self._error(request)
         if error is not None:
             raise error

@@ -22,7 +22,7 @@ import pytest
 from a2a_core import AgentCardBuilder, running_server
 from a2a_core.adapters import open_task_store
 from a2a_core.client import A2AClient, SendResult
-from a2a_core.contracts.task_store import numbers_creates, saves_behind
+from a2a_core.contracts.task_store import SavesAtVersion, TaskPage, TaskQuery
 from a2a_core.server import (
     A2AService,
     AgentExecutor,
@@ -30,6 +30,7 @@ from a2a_core.server import (
     RequestContext,
     TaskUpdater,
 )
+from a2a_core.server.writers import CoalescingWriter, DirectWriter, writer_for
 from a2a_core.stores import CompactMemoryTaskStore as MemoryTaskStore  # what memory:// opens
 from a2a_core.stores import StoredTask, TaskStore
 from a2a_core.types import Task, TaskArtifactUpdateEvent, TaskState
@@ -67,7 +68,7 @@ _depth: ContextVar[int] = ContextVar("write_depth", default=0)
 
 
 def _count_writes(store: TaskStore) -> list[str]:
-    """Record every create/create_at/save/save_at made on ``store`` from now on (a
+    """Record every create/save/save_at made on ``store`` from now on (a
     redis:// save runs through save_and_then: one write, counted once)."""
     writes: list[str] = []
 
@@ -87,7 +88,7 @@ def _count_writes(store: TaskStore) -> list[str]:
         return call
 
     # save_and_then: redis:// saving a task and publishing its event in one script.
-    for name in ("create", "create_at", "save", "save_at", "save_and_then"):
+    for name in ("create", "save", "save_at", "save_and_then"):
         if hasattr(store, name):
             setattr(store, name, counted(name))
     return writes
@@ -258,10 +259,9 @@ class Answers(AgentExecutor):
         await updater.complete()
 
 
-async def test_a_blocking_send_answered_at_once_writes_its_task_once(store: TaskStore) -> None:
-    """Nobody knows a blocking send's task before its answer: on a store that numbers
-    creates its first write waits for the status change and the task is written once, at
-    the id of its last event; a store whose channel other instances share writes twice."""
+async def test_a_blocking_send_writes_its_task_when_its_run_starts(store: TaskStore) -> None:
+    """A task is written when its run starts (version 1), its answer chunk is held, and
+    the final status saves both: two writes, the last at the id of the last event."""
     writes = _count_writes(store)
     service = A2AService(Answers(), _card(), store=store)
     async with (
@@ -276,12 +276,9 @@ async def test_a_blocking_send_answered_at_once_writes_its_task_once(store: Task
         stored = await store.get(task.id, None)
     assert stored is not None
     assert stored.task == task
-    assert stored.version == 2  # the artifact event (1), then the final status (2)
-    if store.creates_at_version:
-        assert writes == ["create_at"], writes
-    else:
-        assert writes[:1] == ["create"], writes
-        assert len(writes) == 2, writes
+    assert stored.version == 3  # written at the start (1), the artifact (2), the status (3)
+    assert writes[:1] == ["create"], writes
+    assert len(writes) == 2, writes
 
 
 @asynccontextmanager
@@ -308,40 +305,64 @@ async def _blocking_send(
                 await asyncio.wait_for(sending, 30)
 
 
-async def test_a_new_task_still_running_is_written_within_the_interval(
+async def test_list_tasks_shows_a_running_task_before_its_first_event(
     store: TaskStore,
 ) -> None:
-    """The held first write of a task whose agent is still working is made by the
-    coalescing interval: ListTasks shows the task with its first artifact meanwhile."""
-    async with _blocking_send(store, coalesce=0.05) as (agent, client, sending):
-        await agent.answered.wait()
-        stored = None
-        while stored is None:
-            await asyncio.sleep(0.01)
-            stored = await store.get(agent.task_ids[0], None)
-        listed = await client.list_tasks()
-        assert [t.id for t in listed.tasks] == agent.task_ids
-        assert stored.version == 1
-        assert stored.task.status.state is TaskState.SUBMITTED  # still running
-        assert [p.text for p in stored.task.artifacts[0].parts] == ["the answer"]
-        assert agent.pause is not None
-        agent.pause.set()
-        result = await sending
+    """Written when its run starts: ListTasks shows the task while its agent has not said
+    anything yet, and the coalescing interval then saves its held answer."""
+    gate = asyncio.Event()
+    running = asyncio.Event()
+
+    class Slow(Answers):
+        async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+            self.task_ids.append(context.task_id)
+            running.set()
+            await gate.wait()
+            await super().execute(context, updater)
+
+    agent = Slow(asyncio.Event())
+    service = A2AService(
+        agent, _card(), store=store, config=ManagerConfig(store_coalesce_seconds=0.05)
+    )
+    async with (
+        running_server(service) as server,
+        A2AClient.for_endpoint(server.url) as client,
+    ):
+        sending = asyncio.create_task(client.send("go"))
+        try:
+            async with asyncio.timeout(30):
+                await running.wait()
+                listed = await client.list_tasks()  # no polling: there at once
+                assert [t.id for t in listed.tasks] == agent.task_ids
+                assert listed.tasks[0].status.state is TaskState.SUBMITTED
+                gate.set()
+                await agent.answered.wait()
+                text = ""
+                while text != "the answer":  # the interval's flush, the agent still waiting
+                    await asyncio.sleep(0.01)
+                    stored = await store.get(agent.task_ids[0], None)
+                    assert stored is not None
+                    assert not stored.task.status.state.is_terminal
+                    parts = stored.task.artifacts[0].parts if stored.task.artifacts else []
+                    text = "".join(p.text or "" for p in parts)
+        finally:
+            gate.set()
+            assert agent.pause is not None
+            agent.pause.set()
+        result = await asyncio.wait_for(sending, 30)
         assert result.task is not None
         assert result.task.status.state is TaskState.COMPLETED
         final = await store.get(result.task.id, None)
     assert final is not None
-    assert (final.version, final.task.status.state) == (2, TaskState.COMPLETED)
+    assert (final.version, final.task.status.state) == (3, TaskState.COMPLETED)
 
 
-async def test_a_held_new_task_can_be_canceled(store: TaskStore) -> None:
-    """Canceled while its first write is held (nothing flushes by itself here): the cancel
+async def test_a_task_with_held_chunks_can_be_canceled(store: TaskStore) -> None:
+    """Canceled while its answer is held (nothing flushes by itself here): the cancel
     reaches the run, and the task is written canceled, after its artifact's id."""
     async with _blocking_send(store, coalesce=30.0) as (agent, client, sending):
         await agent.answered.wait()
         task_id = agent.task_ids[0]
-        if store.creates_at_version:
-            assert await store.get(task_id, None) is None  # held: not written yet
         canceled = await client.cancel(task_id)
         result = await sending
         assert canceled.status.state is TaskState.CANCELED
@@ -351,51 +372,29 @@ async def test_a_held_new_task_can_be_canceled(store: TaskStore) -> None:
     assert stored is not None
     assert stored.task.status.state is TaskState.CANCELED
     assert [p.text for p in stored.task.artifacts[0].parts] == ["the answer"]
-    assert stored.version == 2
+    assert stored.version == 3
 
 
-def test_a_store_overriding_only_create_keeps_every_creation_in_it() -> None:
-    """A subclass that customizes ``create`` alone (to audit it, say) is not given
-    numbered creates it would not see; one that overrides both is."""
+class BaseOnly(TaskStore):
+    """A store implementing only the base contract (it keeps its tasks in a memory store)."""
 
-    class Audited(MemoryTaskStore):
-        async def create(self, task: Task, owner: str | None) -> StoredTask:
-            return await super().create(task, owner)
+    def __init__(self) -> None:
+        self.inner = MemoryTaskStore()
 
-    class AuditedBoth(Audited):
-        async def create_at(self, task: Task, owner: str | None, version: int) -> StoredTask:
-            return await super().create_at(task, owner, version)
+    async def create(self, task: Task, owner: str | None) -> StoredTask:
+        return await self.inner.create(task, owner)
 
-    class Unnumbered(MemoryTaskStore):
-        creates_at_version = False
+    async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
+        return await self.inner.get(task_id, owner)
 
-    assert numbers_creates(MemoryTaskStore())
-    assert not numbers_creates(Audited())
-    assert numbers_creates(AuditedBoth())
-    assert not numbers_creates(Unnumbered())
+    async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
+        return await self.inner.save(task, owner, expected_version)
 
+    async def delete(self, task_id: str, owner: str | None) -> bool:
+        return await self.inner.delete(task_id, owner)
 
-def test_a_store_overriding_only_save_is_not_given_numbered_saves() -> None:
-    """The same for ``save``: held chunks are saved with ``save_at``, which a subclass
-    customizing ``save`` alone would not see."""
-
-    class Audited(MemoryTaskStore):
-        async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
-            return await super().save(task, owner, expected_version)
-
-    class AuditedBoth(Audited):
-        async def save_at(
-            self, task: Task, owner: str | None, expected_version: int, version: int
-        ) -> StoredTask:
-            return await super().save_at(task, owner, expected_version, version)
-
-    class SavedOneByOne(MemoryTaskStore):
-        write_behind = False
-
-    assert saves_behind(MemoryTaskStore())
-    assert not saves_behind(Audited())
-    assert saves_behind(AuditedBoth())
-    assert not saves_behind(SavedOneByOne())
+    async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
+        return await self.inner.list(query, owner)
 
 
 class AuditedSaves(MemoryTaskStore):
@@ -410,14 +409,42 @@ class AuditedSaves(MemoryTaskStore):
         return await super().save(task, owner, expected_version)
 
 
-async def test_a_store_overriding_only_save_sees_every_chunk_saved() -> None:
+def test_the_writer_follows_what_the_store_does() -> None:
+    """Capabilities are protocols checked with ``isinstance``: a store with only the base
+    contract gets the direct writer, a store that numbers saves the coalescing one, and
+    a subclass overriding ``save`` alone is not sniffed (it still numbers saves)."""
+    assert not isinstance(BaseOnly(), SavesAtVersion)
+    assert isinstance(MemoryTaskStore(), SavesAtVersion)
+    assert isinstance(AuditedSaves(), SavesAtVersion)
+    task = Task(id="t", context_id="c", status={"state": "TASK_STATE_SUBMITTED"})  # type: ignore[arg-type]
+    chosen = {}
+    for store in (BaseOnly(), MemoryTaskStore(), AuditedSaves()):
+        manager = A2AService(Chunks(), _card(), store=store).manager
+        writer = writer_for(manager, task, None, 0, lambda _: None, contextlib.nullcontext())
+        chosen[type(store).__name__] = type(writer)
+    assert chosen == {
+        "BaseOnly": DirectWriter,
+        "CompactMemoryTaskStore": CoalescingWriter,
+        "AuditedSaves": CoalescingWriter,
+    }
+
+
+async def test_a_store_with_only_the_base_contract_sees_every_chunk_saved() -> None:
+    store = BaseOnly()
+    writes = _count_writes(store)
+    seen, state, stored_text = await _stream(store, coalesce=1.0)
+    assert seen == CHUNKS
+    assert state == TaskState.COMPLETED.value
+    assert stored_text == "".join(CHUNKS)
+    # Created with the first chunk; every later chunk, then the final status, saved.
+    assert writes == ["create"] + ["save"] * len(CHUNKS), writes
+
+
+async def test_a_subclass_overriding_only_save_still_saves_chunks_together() -> None:
     store = AuditedSaves()
     writes = _count_writes(store)
     seen, state, stored_text = await _stream(store, coalesce=1.0)
     assert seen == CHUNKS
     assert state == TaskState.COMPLETED.value
     assert stored_text == "".join(CHUNKS)
-    # Created with the first chunk; every later chunk, then the final status, went
-    # through the subclass's save.
-    assert writes == ["create"] + ["save"] * len(CHUNKS), writes
-    assert store.saved == len(CHUNKS)
+    assert writes == ["create", "save_at"], writes

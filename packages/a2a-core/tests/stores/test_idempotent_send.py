@@ -152,6 +152,70 @@ async def test_a_retry_through_another_instance_gets_the_first_instances_task(
         assert agent_a.runs + agent_b.runs == 2
 
 
+class Stalled(AgentExecutor):
+    """Every send is a task; the agent says nothing until ``gate`` opens."""
+
+    starts_task_at_once = True
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.gate = asyncio.Event()
+
+    async def execute(self, context: RequestContext, updater: TaskUpdater) -> None:
+        self.started.set()
+        await self.gate.wait()
+        await updater.complete()
+
+
+async def test_a_retry_of_a_just_started_send_finds_its_task_without_polling(
+    store_url: str,
+) -> None:
+    """The first send's task is written when its run starts: a retry made before the agent
+    said anything answers at once with it, and ListTasks shows it."""
+    agent = Stalled()
+    async with (
+        running_server(agent, store_url=store_url, config=ON) as server,
+        await A2AClient.connect(server.url) as client,
+    ):
+        first = asyncio.create_task(client.send(_message("s-1")))
+        try:
+            await asyncio.wait_for(agent.started.wait(), 10)
+            again = await asyncio.wait_for(client.send(_message("s-1"), blocking=False), 1)
+            assert again.task is not None
+            assert again.state is TaskState.SUBMITTED
+            listed = await client.list_tasks()
+            assert [t.id for t in listed.tasks] == [again.task.id]
+        finally:
+            agent.gate.set()
+        done = await asyncio.wait_for(first, 10)
+        assert done.task is not None
+        assert done.task.id == again.task.id
+
+
+async def test_a_retry_through_another_instance_finds_a_just_started_task(
+    shared_url: str,
+) -> None:
+    agent_a, agent_b = Stalled(), Stalled()
+    async with (
+        running_server(agent_a, store_url=shared_url, config=ON) as a,
+        running_server(agent_b, store_url=shared_url, config=ON) as b,
+        await A2AClient.connect(a.url) as to_a,
+        await A2AClient.connect(b.url) as to_b,
+    ):
+        first = asyncio.create_task(to_a.send(_message("s-2")))
+        try:
+            await asyncio.wait_for(agent_a.started.wait(), 10)
+            again = await asyncio.wait_for(to_b.send(_message("s-2"), blocking=False), 1)
+            assert again.task is not None
+            assert again.state is TaskState.SUBMITTED
+        finally:
+            agent_a.gate.set()
+        done = await asyncio.wait_for(first, 10)
+        assert done.task is not None
+        assert done.task.id == again.task.id
+        assert not agent_b.started.is_set()
+
+
 @pytest.fixture
 async def records(store_url: str) -> AsyncIterator[SentMessages]:
     store = open_task_store(store_url)
@@ -217,8 +281,6 @@ async def test_a_blocking_retry_through_another_instance_waits_for_the_task_to_e
 ) -> None:
     """The retry finds the task WORKING on A: it answers when the task completes (or pauses,
     or fails when A died), as the first send would have, not with a snapshot at once."""
-    from a2a_core.server.leases import LeaseKeeper
-
     agent_a, agent_b = Gated(), Gated()
     async with (
         running_server(agent_a, store_url=shared_url, config=_fast("A")) as a,
@@ -258,9 +320,9 @@ async def test_a_blocking_retry_through_another_instance_waits_for_the_task_to_e
         retry = asyncio.create_task(to_b.send(_message("g-3")))
         await asyncio.sleep(0.3)
         assert not retry.done()
-        keeper = a.service.manager.leases
-        assert isinstance(keeper, LeaseKeeper)
-        keeper.stop_renewing()
+        leases = a.service.manager.leases
+        assert leases is not None
+        leases.keeper.stop_renewing()
         failed = await asyncio.wait_for(retry, 20)
         assert failed.state is TaskState.FAILED
         assert "stopped" in (failed.task.status.message.parts[0].text or "")  # type: ignore[union-attr]

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from a2a_core import A2AClient, EchoAgent, running_server
 from a2a_core.adapters import open_task_store
+from a2a_core.compose.serve import RunningServer
 from a2a_core.errors import UnsupportedOperationError
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
 from a2a_core.server.leases import LeaseKeeper
@@ -35,6 +36,13 @@ from cli_support import (  # pyright: ignore[reportMissingImports] - tests/cli/c
 from store_support import POSTGRES_URL, REDIS_URL
 
 ALICE = "alice"
+
+
+def keeper_of(server: RunningServer) -> LeaseKeeper:
+    """The lease keeper of a server on a store that keeps leases."""
+    leases = server.service.manager.leases
+    assert leases is not None
+    return leases.keeper
 
 
 def fast(instance: str | None = None) -> ManagerConfig:
@@ -75,7 +83,7 @@ async def leases(lease_url: str) -> AsyncIterator[TaskLeases]:
 # -- the store contract -------------------------------------------------------------------
 
 
-async def test_a_live_lease_is_refused_to_others_and_extended_for_its_holder(
+async def test_a_live_lease_is_refused_to_others_and_extended_for_its_instance(
     leases: TaskLeases,
 ) -> None:
     now = time.time()
@@ -176,9 +184,7 @@ async def test_a_survivor_settles_the_task_of_an_instance_that_stopped_renewing(
 
         follower = asyncio.create_task(follow())
         await asyncio.sleep(0.2)
-        keeper = a.service.manager.leases
-        assert isinstance(keeper, LeaseKeeper)
-        keeper.stop_renewing()
+        keeper_of(a).stop_renewing()
 
         async def failed() -> bool:
             return (await to_b.get_task(task_id)).status.state is TaskState.FAILED
@@ -193,9 +199,7 @@ async def test_a_survivor_settles_the_task_of_an_instance_that_stopped_renewing(
         assert isinstance(events[0], Task)
         last = events[-1]
         assert getattr(last, "status").state is TaskState.FAILED  # noqa: B009
-        b_keeper = b.service.manager.leases
-        assert b_keeper is not None
-        assert b_keeper.settled_count == 1
+        assert keeper_of(b).settled_count == 1
         # A new message to the settled task starts nothing, anywhere.
         for client in (to_a, to_b):
             with pytest.raises(UnsupportedOperationError, match="cannot be continued"):
@@ -243,8 +247,7 @@ async def test_a_frozen_instance_whose_task_was_settled_stops_its_run_when_it_wa
 
         follower = asyncio.create_task(follow())
         manager_a = a.service.manager
-        keeper_a = manager_a.leases
-        assert isinstance(keeper_a, LeaseKeeper)
+        keeper_a = keeper_of(a)
         keeper_a.stop_renewing()  # frozen: neither renews nor sweeps
 
         async def failed() -> bool:
@@ -272,8 +275,7 @@ async def test_a_frozen_instance_whose_task_was_settled_stops_its_run_when_it_wa
             assert len(task.history) == len(settled.history)
         last = events[-1]
         assert getattr(last, "status").state is TaskState.FAILED  # noqa: B009
-        assert b.service.manager.leases is not None
-        assert b.service.manager.leases.settled_count == 1
+        assert keeper_of(b).settled_count == 1
         assert await keeper_a.leases.lease_of(task_id) is None
 
 
@@ -336,9 +338,7 @@ async def test_a_survivor_settles_after_the_chunks_followers_saw_but_the_store_d
         await asyncio.wait_for(chunks_in.wait(), 20)  # B's follower saw every chunk live
         held = await to_b.get_task(task_id)
         assert _text(held) == ""  # ... which the store does not hold yet
-        keeper = a.service.manager.leases
-        assert isinstance(keeper, LeaseKeeper)
-        keeper.stop_renewing()  # A dies with its chunks unsaved
+        keeper_of(a).stop_renewing()  # A dies with its chunks unsaved
 
         async def failed() -> bool:
             return (await to_b.get_task(task_id)).status.state is TaskState.FAILED
@@ -409,9 +409,7 @@ async def test_a_frozen_instance_streaming_on_stops_at_the_settled_status(
             asyncio.create_task(_assembled(to_b.subscribe(task_id), seen["b"])),
         ]
         await asyncio.sleep(0.3)
-        keeper = a.service.manager.leases
-        assert isinstance(keeper, LeaseKeeper)
-        keeper.stop_renewing()  # A's agent streams on
+        keeper_of(a).stop_renewing()  # A's agent streams on
 
         async def failed() -> bool:
             return (await to_b.get_task(task_id)).status.state is TaskState.FAILED
@@ -502,7 +500,7 @@ async def test_a_message_racing_the_settler_is_refused_once_the_task_is_failed(
         got = await take(self, lease, now, holder, until)
         if got:
             taken.set()
-            await gate.wait()  # the settler holds the lease; FAILED is not written yet
+            await gate.wait()  # the settler has the lease; FAILED is not written yet
         return got
 
     async def watched_lease_of(self: Any, task_id: str) -> Lease | None:
@@ -542,8 +540,7 @@ async def test_a_message_racing_the_settler_is_refused_once_the_task_is_failed(
         assert got.status.state is TaskState.FAILED
         assert got.status.message is not None
         assert "(dead-instance) stopped" in (got.status.message.parts[0].text or "")
-        keeper = server.service.manager.leases
-        assert keeper is not None
+        keeper = keeper_of(server)
         assert keeper.settled_count == 1
         assert await keeper.leases.lease_of("orphan") is None  # the settler let go
 
@@ -590,9 +587,10 @@ async def test_an_answer_through_another_instance_is_taken_while_the_pausing_run
         assert not agent_a.answered.is_set()
 
 
-async def test_an_answer_waits_for_a_pausing_holder_to_let_go(shared_url: str) -> None:
-    """A lease still held elsewhere on a paused task (its pause heard through a follower
-    before the holder let go) is waited for, up to the cancel grace, not refused at once."""
+async def test_an_answer_waits_for_a_pausing_instance_to_let_go(shared_url: str) -> None:
+    """A lease another instance still has on a paused task (its pause heard through a
+    follower before that instance let go) is waited for, up to the cancel grace, not
+    refused at once."""
     store = open_task_store(shared_url)
     assert isinstance(store, TaskLeases)
     try:
@@ -617,7 +615,7 @@ async def test_an_answer_waits_for_a_pausing_holder_to_let_go(shared_url: str) -
             await releasing
             assert answered.task is not None
             assert answered.task.status.state is TaskState.COMPLETED
-            # A holder that does not let go within the grace: refused, nothing started.
+            # An instance that does not let go within the grace: refused, nothing started.
             agent.answered.clear()
             with pytest.raises(UnsupportedOperationError, match="running on instance A"):
                 await client.send("Rome", task="stuck")
@@ -637,8 +635,7 @@ async def test_a_renewal_racing_a_new_run_does_not_stop_it(lease_url: str) -> No
         running_server(EchoAgent(), store_url=lease_url, config=fast("A")) as server,
         await A2AClient.connect(server.url) as client,
     ):
-        keeper = server.service.manager.leases
-        assert isinstance(keeper, LeaseKeeper)
+        keeper = keeper_of(server)
         backend = keeper.leases
         take = backend.acquire_lease
         renewed_while_taking: list[int] = []
@@ -670,17 +667,20 @@ async def test_a_stale_renewal_does_not_stop_a_later_run_of_the_same_task(
     async with running_server(agent, store_url=shared_url, config=fast("A")) as server:
         manager = server.service.manager
         async with await A2AClient.connect(server.url) as client:
+            before = time.monotonic()
             sent = await client.send("work", blocking=False)
             assert sent.task is not None
             await agent.started.wait()
             run = manager.active_run(sent.task.id)
+            leases = manager.leases
             assert run is not None
-            assert run.leased
-            manager._lease_lost(sent.task.id, run.leased_at - 1.0)  # began before the lease
-            assert run.leased
+            assert leases is not None
+            assert leases.leased(run)
+            leases.lost(sent.task.id, before)  # a renewal that began before the lease
+            assert leases.leased(run)
             assert not run.token.cancelled
-            manager._lease_lost(sent.task.id, time.monotonic())  # began after: truly lost
-            assert not run.leased
+            leases.lost(sent.task.id, time.monotonic())  # began after: truly lost
+            assert not leases.leased(run)
             assert run.token.cancelled
 
 

@@ -24,7 +24,6 @@ import pytest
 import uvicorn
 from a2a_core import A2AClient, running_server
 from a2a_core.server import AgentExecutor, RequestContext, TaskUpdater
-from a2a_core.server.leases import LeaseKeeper
 from a2a_core.server.manager import ManagerConfig
 from a2a_core.server.push import PushNotificationService, RetryPolicy
 from a2a_core.types import TaskPushNotificationConfig
@@ -230,9 +229,9 @@ async def _crash_while_stalled(url: str) -> Crash:
         await _until(all_saved, "every step to be saved")
         assert push_a.stats.pending > 0
         # A dies: no more renewals, and its push sender stops at once (it sends nothing more).
-        keeper = a.service.manager.leases
-        assert isinstance(keeper, LeaseKeeper)
-        keeper.stop_renewing()
+        leases = a.service.manager.leases
+        assert leases is not None
+        leases.keeper.stop_renewing()
         push_a.drain_timeout = 0
         await push_a.aclose()
         assert hook.hits[1].summary() == "status WORKING step 2"
@@ -242,9 +241,9 @@ async def _crash_while_stalled(url: str) -> Crash:
             return any(hit.summary().startswith("status FAILED") for hit in hook.hits)
 
         await _until(failed_pushed, "B to push the final FAILED")
-        b_keeper = b.service.manager.leases
-        assert b_keeper is not None
-        assert b_keeper.settled_count == 1
+        b_leases = b.service.manager.leases
+        assert b_leases is not None
+        assert b_leases.keeper.settled_count == 1
         return Crash(list(hook.hits), hook.hits[2:])
 
 

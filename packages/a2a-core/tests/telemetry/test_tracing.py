@@ -216,9 +216,9 @@ class AnswerAtOnce(AgentExecutor):
         await updater.complete()
 
 
-async def test_a_held_first_write_is_timed_as_the_tasks_create(otel: Otel) -> None:
-    """The timed store passes the numbered create through (``create_at``): one store
-    write for the whole blocking send, timed as a create."""
+async def test_a_blocking_send_is_timed_as_a_create_and_a_numbered_save(otel: Otel) -> None:
+    """The timed store passes the numbered save through (``save_at``): the task written
+    when its run starts, then its held answer saved with the final status."""
     async with running_server(AnswerAtOnce()) as srv, A2AClient.for_endpoint(srv.url) as client:
         sent = await client.send("hello")
     assert sent.task is not None
@@ -229,7 +229,7 @@ async def test_a_held_first_write_is_timed_as_the_tasks_create(otel: Otel) -> No
         for _ in range(count)
         if a["a2a.store.operation"] in ("create", "save")
     ]
-    assert writes == ["create"]
+    assert writes == ["create", "save"]
 
 
 async def test_failed_run_marks_its_span(otel: Otel) -> None:
@@ -273,7 +273,7 @@ async def test_the_run_records_its_events_with_no_observer_installed(otel: Otel)
         .build()
     )
     service = A2AService(Stepper(), card)
-    assert not service.manager.observers
+    assert not service.manager.observing  # nobody observes: events are traced all the same
     async with running_server(service) as srv, A2AClient.for_endpoint(srv.url) as client:
         await client.send("hello")
     run = _one(otel.spans(), SpanKind.INTERNAL, "a2a.agent.run")

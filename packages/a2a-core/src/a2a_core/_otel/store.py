@@ -6,12 +6,11 @@ import time
 from typing import Any
 
 from ..contracts.task_store import (
+    SavesAtVersion,
     StoredTask,
     TaskPage,
     TaskQuery,
     TaskStore,
-    numbers_creates,
-    saves_behind,
 )
 from ..types import Task
 
@@ -25,9 +24,6 @@ class TimedStore(TaskStore):
         self.inner = inner
         self._hooks = hooks
         self._name = type(inner).__name__
-        # Both as the manager reads them on the wrapped store (its own methods count).
-        self.write_behind = saves_behind(inner)
-        self.creates_at_version = numbers_creates(inner)
 
     def __getattr__(self, name: str) -> Any:  # the wrapped store's own extras
         return getattr(self.inner, name)
@@ -39,13 +35,6 @@ class TimedStore(TaskStore):
         started = time.perf_counter()
         try:
             return await self.inner.create(task, owner)
-        finally:
-            self._done("create", started)
-
-    async def create_at(self, task: Task, owner: str | None, version: int) -> StoredTask:
-        started = time.perf_counter()
-        try:
-            return await self.inner.create_at(task, owner, version)
         finally:
             self._done("create", started)
 
@@ -68,7 +57,9 @@ class TimedStore(TaskStore):
     ) -> StoredTask:
         started = time.perf_counter()
         try:
-            return await self.inner.save_at(task, owner, expected_version, version)
+            inner = self.inner
+            assert isinstance(inner, SavesAtVersion)  # called only when the inner store is one
+            return await inner.save_at(task, owner, expected_version, version)
         finally:
             self._done("save", started)
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ..client import RemoteAgentExecutor
     from ..compose.serve import RunningServer
     from ..hookspecs import CommandParsers
-    from ..server.manager import ManagerConfig
+    from ..server.config import ManagerConfig
     from ..server.tls import ServerTLS
     from ..signing import CardSigner
     from ..types import AgentCard, AgentInterface, AgentSkill
@@ -376,7 +376,7 @@ def _retention(value: str) -> float:
 
 def _manager_config(args: argparse.Namespace) -> ManagerConfig:
     """The task manager's lease and idempotency settings from the cluster options."""
-    from ..server.manager import ManagerConfig
+    from ..server.config import ManagerConfig
 
     lease: float = args.lease_seconds
     renew: float = args.lease_renew_seconds or lease / 3

@@ -106,7 +106,7 @@ ChannelItem = tuple[int, StreamEvent | None]
 
 
 class ChannelListener(Protocol):
-    """An instance attached to a channel (the task manager): it hears cancel requests."""
+    """An instance attached to a channel (the manager's ``Cancels``): it hears cancel requests."""
 
     async def cancel_requested(self, task_id: str) -> None:
         """Another instance asked to cancel ``task_id``: stop it if it runs here."""

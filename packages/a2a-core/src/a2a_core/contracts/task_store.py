@@ -7,7 +7,7 @@ import binascii
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..errors import InvalidParamsError
 from ..types import Task, TaskState
@@ -18,14 +18,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConcurrentUpdateError",
+    "SavesAtVersion",
     "StoredTask",
     "TaskPage",
     "TaskQuery",
     "TaskStore",
     "decode_cursor",
     "encode_cursor",
-    "numbers_creates",
-    "saves_behind",
     "sort_key",
 ]
 
@@ -63,6 +62,25 @@ class TaskPage:
     total_size: int
 
 
+@runtime_checkable
+class SavesAtVersion(Protocol):
+    """A store that can number a save: ``save_at`` stores the task at a version above the
+    expected one (sqlite, memory, redis, postgresql do).
+
+    Several events applied in memory and saved at once then keep their ids: the stored
+    version is the id of the last of them. A store without it has each event saved on
+    its own. Checked with ``isinstance`` on the store object: a subclass inherits the
+    capability with the method.
+    """
+
+    async def save_at(
+        self, task: Task, owner: str | None, expected_version: int, version: int
+    ) -> StoredTask:
+        """``save``, numbering the result ``version`` (above ``expected_version``); else
+        ``ConcurrentUpdateError`` as ``save``."""
+        ...
+
+
 class TaskStore(ABC):
     """Where tasks live. Every method is scoped to an owner (None = anonymous scope).
 
@@ -80,43 +98,6 @@ class TaskStore(ABC):
     @abstractmethod
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
         """Replace the task if it is still at ``expected_version``; else ConcurrentUpdateError."""
-
-    write_behind: bool = False
-    """Whether a streaming task's artifact chunks may be saved together, a few milliseconds
-    apart, instead of one save each (see ``ManagerConfig.store_coalesce_seconds``): true
-    for ``sqlite://`` (a save is a disk write) and ``memory://`` (a save serializes the task
-    to size it). Such a store implements ``save_at``. The manager never holds events on a
-    store whose channel is shared by several instances, nor on a subclass that overrides
-    only ``save`` (``saves_behind``)."""
-
-    async def save_at(
-        self, task: Task, owner: str | None, expected_version: int, version: int
-    ) -> StoredTask:
-        """``save``, numbering the result ``version`` (above ``expected_version``).
-
-        Several events applied in memory and saved at once: the stored version is the id
-        of the last of them, so event ids stay the versions saves produce. Only called
-        when ``write_behind`` is true.
-        """
-        if version == expected_version + 1:
-            return await self.save(task, owner, expected_version)
-        raise NotImplementedError(f"{type(self).__name__} does not number saves")
-
-    creates_at_version: bool = False
-    """Whether ``create_at`` numbers a new task's first write (true for ``memory://`` and
-    ``sqlite://``). Then a new task nobody can know of yet (a blocking send's: no stream
-    follows it, no push config names it) has its first artifact chunks held like later
-    ones, and is written with its first status change, the end of its run, or the
-    coalescing interval, whichever comes first: a blocking send whose agent answers at
-    once writes its task once, not twice. A subclass that overrides only ``create``
-    keeps every creation going through it (``numbers_creates``)."""
-
-    async def create_at(self, task: Task, owner: str | None, version: int) -> StoredTask:
-        """``create``, numbering the new task ``version`` (the id of the last event it
-        holds). Only called when ``creates_at_version`` is true."""
-        if version == 1:
-            return await self.create(task, owner)
-        raise NotImplementedError(f"{type(self).__name__} does not number creates")
 
     @abstractmethod
     async def delete(self, task_id: str, owner: str | None) -> bool:
@@ -174,29 +155,3 @@ def decode_cursor(token: str) -> tuple[float, str]:
         return (float(neg_ts), task_id)
     except (binascii.Error, UnicodeDecodeError, ValueError):
         raise InvalidParamsError("Invalid page token") from None
-
-
-def numbers_creates(store: TaskStore) -> bool:
-    """Whether the manager may hold a new task's first write and number it
-    (``TaskStore.create_at``): the store says so, and its ``create_at`` is at least as
-    specific as its ``create``. A subclass that overrides only ``create`` (to audit it, or
-    a test's failing store) keeps every creation going through its ``create``."""
-    return store.creates_at_version and _as_specific(store, "create_at", "create")
-
-
-def saves_behind(store: TaskStore) -> bool:
-    """Whether the manager may hold artifact chunks and save several at once, numbered
-    (``TaskStore.save_at``): the store says so (``write_behind``), and its ``save_at`` is
-    at least as specific as its ``save``. A subclass that overrides only ``save`` (to
-    audit it, or a test's failing store) keeps every save going through its ``save``:
-    each chunk is then saved on its own."""
-    return store.write_behind and _as_specific(store, "save_at", "save")
-
-
-def _as_specific(store: TaskStore, numbered: str, plain: str) -> bool:
-    """Whether the class defining ``store``'s ``numbered`` method is the one defining its
-    ``plain`` method or a subclass of it (the numbered one sees what the plain one does)."""
-    mro = type(store).__mro__
-    numbered_in = next(cls for cls in mro if numbered in cls.__dict__)
-    plain_in = next(cls for cls in mro if plain in cls.__dict__)
-    return issubclass(numbered_in, plain_in)

@@ -6,7 +6,7 @@ A retry is the same message again: a messageId reused with other content
 Clients retry when a response is lost (a timeout, a dropped connection, an
 instance that died mid-answer). Without this, each retry would start another
 run of the agent. The first send of a ``(principal, messageId)`` records the
-task id it is about to create in the store (``SentMessages``: memory, SQLite,
+task id it created (once the task is written) in the store (``SentMessages``: memory, SQLite,
 Redis and PostgreSQL keep such records, bounded in count and expiring after
 ``send_retention_seconds``); a retry on any instance sharing the store finds
 the record and answers with that task instead of running the agent again.
@@ -17,7 +17,6 @@ the send was refused) drops its record, so a retry of it runs again.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 
@@ -26,10 +25,7 @@ from ..errors import ServerBusyError
 from ..stores.cluster import SentMessages, send_key
 from ..types import Message, new_id
 
-__all__ = ["SendClaim", "SendLedger", "stored_when_ready"]
-
-_APPEAR_WAIT_SECONDS = 5.0
-_APPEAR_POLL_SECONDS = 0.05
+__all__ = ["SendClaim", "SendLedger", "started_task"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +52,15 @@ class SendLedger:
             return None
         return cls(store, retention)
 
-    async def claim(self, message: Message, owner: str | None) -> SendClaim | None:
-        """Record this send, or find the earlier one; None when the message has no id."""
+    async def claim(
+        self, message: Message, owner: str | None, task_id: str | None = None
+    ) -> SendClaim | None:
+        """Record this send (of ``task_id``: default the message's task, or a new id), or
+        find the earlier one; None when the message has no id."""
         if not message.message_id:
             return None
         key = send_key(owner, message.message_id, message.model_dump_json(by_alias=True))
-        task_id = message.task_id or new_id()
+        task_id = task_id or message.task_id or new_id()
         earlier = await self.records.remember_send(key, task_id, time.time(), self.retention)
         if earlier is not None:
             return SendClaim(key, earlier, True)
@@ -72,21 +71,17 @@ class SendLedger:
         await self.records.forget_send(claim.key, claim.task_id)
 
 
-async def stored_when_ready(store: TaskStore, task_id: str, owner: str | None) -> StoredTask:
-    """The task an earlier send started, waiting briefly while that send is still storing it.
+async def started_task(store: TaskStore, task_id: str, owner: str | None) -> StoredTask:
+    """The task an earlier send started.
 
-    A blocking send stores its task with the agent's first event (on memory and sqlite
-    within the coalescing interval after it: ``TaskStore.creates_at_version``); a retry
-    that arrives before then waits a little, then gets a retryable ServerBusyError.
+    A new task's send is recorded once its task is written, so a retry finds it at once.
+    Not found: the first send was answered with a bare message and is dropping its
+    record (a retryable ServerBusyError: the retry then runs again).
     """
-    deadline = time.monotonic() + _APPEAR_WAIT_SECONDS
-    while True:
-        stored = await store.get(task_id, owner)
-        if stored is not None:
-            return stored
-        if time.monotonic() >= deadline:
-            raise ServerBusyError(
-                "A send with this messageId is still starting its task; retry",
-                data={"reason": "send_in_progress", "retryable": True, "taskId": task_id},
-            )
-        await asyncio.sleep(_APPEAR_POLL_SECONDS)
+    stored = await store.get(task_id, owner)
+    if stored is None:
+        raise ServerBusyError(
+            "A send with this messageId is still starting its task; retry",
+            data={"reason": "send_in_progress", "retryable": True, "taskId": task_id},
+        )
+    return stored

@@ -2,13 +2,14 @@
 
 Every instance serving a store that keeps leases (``sqlite://``, ``redis://``,
 ``postgresql://``; see ``a2a_core.stores.cluster``) takes a lease on each
-task before its agent starts, renews every lease it holds each
-``lease_renew_seconds``, and drops it when the run ends. Each instance also
+task before its agent starts, renews each of its leases every
+``lease_renew_seconds``, and drops it when the run ends (``RunLeases`` does
+that for the task manager's runs). Each instance also
 sweeps every ``orphan_sweep_seconds``: a lease past its expiry belongs to an
 instance that stopped renewing (killed, frozen, cut off from the store), so
 the sweeper that takes it settles the task FAILED with a message that says
 so, and publishes that final status so every stream and waiting client ends.
-It holds the lease while it does (handed over, never deleted first), so a
+The lease stays taken while it does (handed over, never deleted first), so a
 message continuing the task in that moment waits for the FAILED status
 instead of finding the task free and running its agent again.
 A single-instance store (``sqlite://``) settles every lease of a previous
@@ -73,11 +74,11 @@ class LeaseSettings:
 
 
 class LeaseKeeper:
-    """Holds this instance's leases and sweeps the store for expired ones.
+    """Takes, renews and releases this instance's leases; sweeps the store for expired ones.
 
-    ``active`` lists the task ids this instance holds a lease on (renewed each
+    ``active`` lists the task ids this instance has a lease on (renewed each
     period); ``write_failed(stored, text)`` saves an orphan as FAILED and
-    publishes that final status everywhere (``TaskManager.write_status``);
+    publishes that final status everywhere (``StatusWriter.write_status``);
     ``on_lost(task_id, renewal_began)`` stops a local run whose lease another
     instance took (``renewal_began``: ``time.monotonic()`` when that renewal
     read the leased runs, so a run leased since is not stopped).
@@ -110,7 +111,7 @@ class LeaseKeeper:
 
     # -- one task ---------------------------------------------------------------------
     async def acquire(self, task_id: str, owner: str | None) -> Lease | None:
-        """Take the lease before the agent starts; the live holder's lease when refused."""
+        """Take the lease before the agent starts; None, or the live lease that refused it."""
         self.start()
         now = time.time()
         until = now + self.settings.lease_seconds
@@ -130,9 +131,9 @@ class LeaseKeeper:
         if not self._closed:
             await self._release(task_id)
 
-    async def _release(self, task_id: str, holder: str | None = None) -> None:
+    async def _release(self, task_id: str, instance: str | None = None) -> None:
         try:
-            await self.leases.release_lease(task_id, holder or self.instance)
+            await self.leases.release_lease(task_id, instance or self.instance)
         except Exception:
             logger.warning("task %s: could not release its lease", task_id, exc_info=True)
 
@@ -201,7 +202,7 @@ class LeaseKeeper:
             logger.warning("lease upkeep failed (retried next period)", exc_info=True)
 
     async def renew(self) -> None:
-        """Extend every lease this instance holds; stop the runs whose lease was taken."""
+        """Extend every lease of this instance; stop the runs whose lease was taken."""
         if not self._renewing:
             return
         began = time.monotonic()
@@ -233,19 +234,19 @@ class LeaseKeeper:
     async def settle(self, lease: Lease, now: float | None = None) -> bool:
         """Take an expired lease and fail its task; True if this call settled a task.
 
-        The lease is held (as ``lease.settling_by(instance)``) until the FAILED status is
-        written: a message continuing the task meanwhile finds it held and waits, instead
-        of finding it free and starting the agent again.
+        The lease stays taken (as ``lease.settling_by(instance)``) until the FAILED status
+        is written: a message continuing the task meanwhile finds it taken and waits,
+        instead of finding it free and starting the agent again.
         """
         when = time.time() if now is None else now
-        holder = lease.settling_by(self.instance)
+        settling = lease.settling_by(self.instance)
         until = time.time() + self.settings.lease_seconds
-        if not await self.leases.take_expired_lease(lease, when, holder, until):
+        if not await self.leases.take_expired_lease(lease, when, settling, until):
             return False  # renewed meanwhile, or another sweeper got it
         try:
             return await self._fail(lease)
         finally:
-            await self._release(lease.task_id, holder)
+            await self._release(lease.task_id, settling)
 
     async def _fail(self, lease: Lease) -> bool:
         for _ in range(_SETTLE_ATTEMPTS):

@@ -39,9 +39,10 @@ if TYPE_CHECKING:
 
     from ..contracts.task_store import TaskStore
     from ..types import AgentCard
+    from .config import ManagerConfig
     from .events import EventBus
     from .files import FileStore
-    from .manager import ManagerConfig, TaskObserver
+    from .observers import TaskObserver
     from .push_api import PushNotifier
     from .service import CardProvider
 
@@ -196,7 +197,7 @@ def _check_manager_config(config: object) -> None:
     """
     if config is None:
         return
-    from .manager import ManagerConfig
+    from .config import ManagerConfig
 
     if isinstance(config, ManagerConfig):
         return

@@ -58,7 +58,7 @@ from .context import ServerCallContext
 from .events import NO_ID, EventBus, EventsLost, Subscription
 from .executor import as_executor
 from .files import FileStore
-from .idempotency import SendClaim, SendLedger, stored_when_ready
+from .idempotency import SendClaim, SendLedger, started_task
 from .manager import ManagerConfig, TaskManager, TaskObserver, TaskRun
 from .push_api import PushNotifier
 from .stream import ServerStream
@@ -133,11 +133,12 @@ class A2AService:
         self._output_modes = _output_modes(self.card)
         if push_intake is not None:
             # told each event's id: it makes webhook ids and the delivered-up-to mark
-            self.manager.push_intake = push_intake
+            self.manager.observing.push_intake = push_intake
             recover = getattr(push, "recover", None)
-            if recover is not None:
+            leases = self.manager.leases
+            if recover is not None and leases is not None:  # only orphans need it
                 channel = self.manager.channel
-                self.manager.push_recovery = lambda stored: recover(channel, stored)
+                leases.push_recovery = lambda stored: recover(channel, stored)
         if push is not None:
             shared = self.manager.channel.push_configs()
             share = getattr(push, "share_store", None)
@@ -234,13 +235,11 @@ class A2AService:
         config = request.configuration
         immediate = config is not None and config.return_immediately
         history_length = config.history_length if config is not None else None
-        claim = await self._claim(request, call)
-        if claim is not None and claim.earlier:
-            return await self._repeated_send(claim, call, immediate, history_length)
         allow_reply = not immediate and not self.manager.executor.starts_task_at_once
-        run = await self._begin(
-            request, call, allow_reply=allow_reply, persist_now=immediate, claim=claim
-        )
+        begun = await self._begin(request, call, allow_reply=allow_reply)
+        if isinstance(begun, SendClaim):
+            return await self._repeated_send(begun, call, immediate, history_length)
+        run, claim = begun
         if not immediate:
             await run.settled.wait()
             if run.reply is not None:
@@ -252,13 +251,13 @@ class A2AService:
         return snapshot(run.task, history_length)
 
     async def _claim(
-        self, request: SendMessageRequest, call: ServerCallContext
+        self, request: SendMessageRequest, call: ServerCallContext, task_id: str | None = None
     ) -> SendClaim | None:
         """Record this send's messageId (idempotent sends), or find the send that had it."""
         if self.sends is None or request.message.role is Role.UNSPECIFIED:
             return None
         try:
-            return await self.sends.claim(request.message, call.owner)
+            return await self.sends.claim(request.message, call.owner, task_id)
         except Exception as exc:
             logger.exception("could not record the send")
             raise InternalError("Could not record the send") from exc
@@ -279,11 +278,12 @@ class A2AService:
         to end or pause, whether its run is here or on another instance.
         """
         run = self.manager.active_run(claim.task_id)
-        if run is not None and run.owner == call.owner and not immediate:
-            await run.settled.wait()
-            if run.version:
+        if run is not None and run.owner == call.owner:
+            if not immediate:
+                await run.settled.wait()
+            if run.reply is None and run.version:
                 return snapshot(run.task, history)
-        stored = await stored_when_ready(self.store, claim.task_id, call.owner)
+        stored = await started_task(self.store, claim.task_id, call.owner)
         if not immediate:
             stored = await self._settled(stored, call)
         return snapshot(stored.task, history)
@@ -317,18 +317,16 @@ class A2AService:
         """Streaming send: one Message, or the Task then its events until it settles."""
         if not self.streaming:
             raise UnsupportedOperationError("Streaming is not supported by this agent")
-        claim = await self._claim(request, call)
-        if claim is not None and claim.earlier:
-            # A retry: follow the task the first send started, as SubscribeToTask would.
-            stored = await stored_when_ready(self.store, claim.task_id, call.owner)
-            if stored.task.status.state.is_terminal:
-                return _Stream(_single(stored.version, snapshot(stored.task)), None)
-            return await self.subscribe(SubscribeToTaskRequest(id=claim.task_id), call)
         # An agent that always makes a task has it stored and announced before it runs.
         at_once = self.manager.executor.starts_task_at_once
-        run = await self._begin(
-            request, call, allow_reply=not at_once, persist_now=at_once, claim=claim
-        )
+        begun = await self._begin(request, call, allow_reply=not at_once)
+        if isinstance(begun, SendClaim):
+            # A retry: follow the task the first send started, as SubscribeToTask would.
+            stored = await started_task(self.store, begun.task_id, call.owner)
+            if stored.task.status.state.is_terminal:
+                return _Stream(_single(stored.version, snapshot(stored.task)), None)
+            return await self.subscribe(SubscribeToTaskRequest(id=begun.task_id), call)
+        run, claim = begun
         # The run is scheduled but cannot have emitted yet: subscribing now misses nothing.
         subscription = self.manager.subscribe(run.task_id, current=run.version)
         return _Stream(self._run_stream(run, run.version, subscription, claim), subscription)
@@ -339,12 +337,21 @@ class A2AService:
         call: ServerCallContext,
         *,
         allow_reply: bool,
-        persist_now: bool,
-        claim: SendClaim | None = None,
-    ) -> TaskRun:
-        """Prepare and launch a run; on any failure nothing is left behind."""
+    ) -> tuple[TaskRun, SendClaim | None] | SendClaim:
+        """Prepare and launch a run, and its send's record (idempotent sends); on any
+        failure nothing is left behind. A retried send: the earlier send's record.
+
+        A new task's send is recorded once its task is written, so whoever finds the
+        record finds the task; a continuation's task exists already, so its send is
+        recorded first.
+        """
+        claim: SendClaim | None = None
+        if request.message.task_id:
+            claim = await self._claim(request, call)
+            if claim is not None and claim.earlier:
+                return claim
         try:
-            return await self._launch(request, call, allow_reply, persist_now, claim)
+            return await self._launch(request, call, allow_reply, claim)
         except BaseException:
             await self._forget(claim)
             raise
@@ -354,9 +361,8 @@ class A2AService:
         request: SendMessageRequest,
         call: ServerCallContext,
         allow_reply: bool,
-        persist_now: bool,
         claim: SendClaim | None,
-    ) -> TaskRun:
+    ) -> tuple[TaskRun, SendClaim | None] | SendClaim:
         if request.message.role is Role.UNSPECIFIED:
             raise InvalidParamsError("message.role must be ROLE_USER or ROLE_AGENT")
         config = request.configuration
@@ -374,14 +380,23 @@ class A2AService:
                 config,
                 request.metadata,
                 allow_reply=allow_reply and inline_push is None,
-                persist_now=persist_now or inline_push is not None,
-                task_id=claim.task_id if claim is not None else None,
+                recorded=self.sends is not None,
             )
         except A2AError:
             raise
         except Exception as exc:
             logger.exception("could not prepare a task")
             raise InternalError("Could not create the task") from exc
+        recorded: SendClaim | None = None  # this new task's record, dropped if it fails
+        if claim is None and not request.message.task_id:
+            try:
+                claim = recorded = await self._claim(request, call, run.task_id)
+            except BaseException:
+                await self.manager.abandon(run)
+                raise
+            if claim is not None and claim.earlier:
+                await self.manager.abandon(run)  # a retry that raced the first send
+                return claim
         try:
             if inline_push is not None and self.push is not None:
                 await self.push.set_config(
@@ -390,11 +405,12 @@ class A2AService:
             self.manager.start(run)
         except BaseException as exc:
             await self.manager.abandon(run)
+            await self._forget(recorded)
             if isinstance(exc, Exception) and not isinstance(exc, A2AError):
                 logger.exception("task %s: could not start the agent", run.task_id)
                 raise InternalError("Could not start the agent") from exc
             raise
-        return run
+        return run, claim
 
     async def _run_stream(
         self,

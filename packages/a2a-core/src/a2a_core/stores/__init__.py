@@ -1,6 +1,13 @@
 """Task stores: where tasks live (memory by default; chosen by URL)."""
 
-from ..contracts.task_store import ConcurrentUpdateError, StoredTask, TaskPage, TaskQuery, TaskStore
+from ..contracts.task_store import (
+    ConcurrentUpdateError,
+    SavesAtVersion,
+    StoredTask,
+    TaskPage,
+    TaskQuery,
+    TaskStore,
+)
 from ..exports import publish as _publish
 from .compact import CompactMemoryTaskStore
 from .memory import MemoryTaskStore
@@ -10,6 +17,7 @@ __all__ = [
     "CompactMemoryTaskStore",
     "ConcurrentUpdateError",
     "MemoryTaskStore",
+    "SavesAtVersion",
     "StoredTask",
     "TaskPage",
     "TaskQuery",

@@ -257,22 +257,14 @@ class CompactMemoryTaskStore(TaskStore, SentMessages):
         return self._bytes
 
     async def create(self, task: Task, owner: str | None) -> StoredTask:
-        return self._create(task, owner, 1)
-
-    creates_at_version = True
-
-    async def create_at(self, task: Task, owner: str | None, version: int) -> StoredTask:
-        return self._create(task, owner, version)
-
-    def _create(self, task: Task, owner: str | None, version: int) -> StoredTask:
         if task.id in self._tasks:
             raise ConcurrentUpdateError(f"task {task.id} already exists")
-        entry = _Entry(task, version, owner, self._pack)
+        entry = _Entry(task, 1, owner, self._pack)
         if not entry.state.is_terminal:
             self._check_room(entry.size)
         self._put(task.id, entry)
         self._evict()
-        return StoredTask(task, version, owner)
+        return StoredTask(task, 1, owner)
 
     async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
         entry = self._tasks.get(task_id)
@@ -280,14 +272,13 @@ class CompactMemoryTaskStore(TaskStore, SentMessages):
             return None
         return entry.stored()
 
-    write_behind = True  # each save serializes the task to size it: chunks are saved together
-
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
         return self._update(task, owner, expected_version, expected_version + 1)
 
     async def save_at(
         self, task: Task, owner: str | None, expected_version: int, version: int
     ) -> StoredTask:
+        """``save``, numbering the result ``version`` (``SavesAtVersion``)."""
         if version <= expected_version:
             raise ValueError("a save must advance the version")
         return self._update(task, owner, expected_version, version)

@@ -196,11 +196,10 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
         return await self._save(task, owner, expected_version, expected_version + 1)
 
-    write_behind = True
-
     async def save_at(
         self, task: Task, owner: str | None, expected_version: int, version: int
     ) -> StoredTask:
+        """``save``, numbering the result ``version`` (``SavesAtVersion``)."""
         return await self._save(task, owner, expected_version, version)
 
     async def _save(

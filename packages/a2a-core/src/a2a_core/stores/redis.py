@@ -331,11 +331,10 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
         return await self.save_and_then(task, owner, expected_version)
 
-    write_behind = True
-
     async def save_at(
         self, task: Task, owner: str | None, expected_version: int, version: int
     ) -> StoredTask:
+        """``save``, numbering the result ``version`` (``SavesAtVersion``)."""
         return await self.save_and_then(task, owner, expected_version, version=version)
 
     async def save_and_then(

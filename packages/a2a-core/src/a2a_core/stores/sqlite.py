@@ -143,12 +143,8 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
 
     # -- the TaskStore contract ---------------------------------------------------------
     async def create(self, task: Task, owner: str | None) -> StoredTask:
-        return await self.create_at(task, owner, 1)
-
-    creates_at_version = True
-
-    async def create_at(self, task: Task, owner: str | None, version: int) -> StoredTask:
         row = _row(task)
+        version = 1
 
         def insert(conn: sqlite3.Connection) -> None:
             with _transaction(conn):
@@ -173,14 +169,13 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
             return None
         return StoredTask(Task.model_validate_json(found[1]), found[0], owner)
 
-    write_behind = True
-
     async def save(self, task: Task, owner: str | None, expected_version: int) -> StoredTask:
         return await self._update(task, owner, expected_version, expected_version + 1)
 
     async def save_at(
         self, task: Task, owner: str | None, expected_version: int, version: int
     ) -> StoredTask:
+        """``save``, numbering the result ``version`` (``SavesAtVersion``)."""
         if version <= expected_version:
             raise ValueError("a save must advance the version")
         return await self._update(task, owner, expected_version, version)

@@ -49,8 +49,8 @@ from ..client import A2AClient, EventStream
 from ..compose.builder import configure_service
 from ..compose.serve import running_server
 from ..errors import TaskNotCancelableError
+from ..server.config import ManagerConfig
 from ..server.executor import AgentExecutor, RequestContext
-from ..server.manager import ManagerConfig
 from ..server.push import PushNotificationService
 from ..server.service import A2AService
 from ..server.updater import TaskUpdater

@@ -142,33 +142,6 @@ class TaskStoreConformance(ConformanceSuite):
             assert got.task == task, _diff(task, got.task)
             assert got.version == 1
 
-    async def test_create_at_numbers_the_new_task(self) -> None:
-        """``create_at`` stores a new task at the given version when the store says it
-        numbers creates (``creates_at_version``); at version 1 it is ``create``.
-
-        Troubleshooting:
-        - version 1 stored for another version: write the version given, in the same
-          write as the task;
-        - the next save refused: ``save`` expects the version ``create_at`` returned.
-        """
-        async with self.open_store() as store:
-            first = await store.create_at(make_task("at-one"), ALICE, 1)
-            assert first.version == 1, first
-            if not store.creates_at_version:
-                return  # the manager never asks such a store for another version
-            task = make_task("numbered", state=TaskState.SUBMITTED)
-            created = await store.create_at(task, ALICE, 3)
-            assert (created.version, created.owner) == (3, ALICE), created
-            got = await store.get("numbered", ALICE)
-            assert got is not None, "get() did not find the task just created"
-            assert got.version == 3, got
-            assert got.task == task, _diff(task, got.task)
-            done = _with_state(task, TaskState.COMPLETED, _at(1))
-            saved = await store.save(done, ALICE, 3)
-            assert saved.version == 4, saved
-            with pytest.raises(ConcurrentUpdateError):
-                await store.create_at(make_task("numbered"), ALICE, 5)
-
     async def test_save_bumps_the_version(self) -> None:
         """``save`` at the current version replaces the task and returns version + 1.
 

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 from a2a_core.server import RequestContext, TaskUpdater
-from a2a_core.server.manager import _RunLock  # pyright: ignore[reportPrivateUsage]
+from a2a_core.server.run import _RunLock  # pyright: ignore[reportPrivateUsage]
 from a2a_core.server.task_state import IllegalTransitionError
 from a2a_core.types import Task, TaskState
 from server_core_support import CALL, ServiceFactory, eventually, send

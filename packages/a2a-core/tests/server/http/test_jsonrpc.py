@@ -13,6 +13,7 @@ from a2a_core.server import A2AService, RequestContext, ServerCallContext
 from a2a_core.server.asgi import create_app
 from a2a_core.server.asgi.http import DRAIN_MAX_BYTES
 from a2a_core.server.push import PushNotificationService
+from a2a_core.server.stream import ServerStream
 from a2a_core.types import ListTasksRequest, Part
 from a2a_core.wire import DecodeLimits, Operation
 from a2a_http_support import (
@@ -496,7 +497,7 @@ class ExplodingService(A2AService):
 
     async def open_stream(
         self, op: Operation, request: BaseModel, call: ServerCallContext
-    ) -> AsyncIterator[Any]:
+    ) -> ServerStream:
         raise RuntimeError("secret internal detail")
 
 

@@ -122,12 +122,12 @@ async def test_a_streamed_event_is_encoded_once_for_its_frame_and_its_replay_rec
     the task's replay record keeps them (the same bytes, encoded once)."""
     from a2a_core.server import TaskUpdater
     from a2a_core.server import events as events_module
-    from a2a_core.server import manager as manager_module
+    from a2a_core.server import run as run_module
     from a2a_core.server.events import MemoryEventBus
     from a2a_core.types import _json
     from a2a_core.wire import v10 as v10_module
 
-    monkeypatch.setattr(manager_module, "_YIELD_SECONDS", 3600.0)  # one yield: the first event
+    monkeypatch.setattr(run_module, "_YIELD_SECONDS", 3600.0)  # one yield: the first event
 
     async def chunky(context: RequestContext, updater: TaskUpdater) -> None:
         for i in range(20):
@@ -188,11 +188,11 @@ async def test_events_waiting_together_go_out_in_one_write_each_with_its_id(
     """A burst of an agent's events is read without waiting and sent in one write per
     _BATCH_BYTES of frames, each frame with its own id, in order."""
     from a2a_core.server import TaskUpdater
-    from a2a_core.server import manager as manager_module
+    from a2a_core.server import run as run_module
     from a2a_core.server.asgi import sse
 
     # Streams run at the agent's first event only, then when it waits.
-    monkeypatch.setattr(manager_module, "_YIELD_SECONDS", 3600.0)
+    monkeypatch.setattr(run_module, "_YIELD_SECONDS", 3600.0)
     gate = asyncio.Event()
     chunk = "x" * 5000
 

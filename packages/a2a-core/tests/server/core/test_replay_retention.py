@@ -89,7 +89,7 @@ async def _chunky(context: RequestContext, updater: TaskUpdater) -> None:
 
 
 async def _read(stream: Any) -> list[tuple[int | None, StreamEvent]]:
-    """The stream's events with their ids (``_Stream.event_id``)."""
+    """The stream's events with their ids (``TaskStream.event_id``)."""
     return [(stream.event_id, event) async for event in stream]
 
 

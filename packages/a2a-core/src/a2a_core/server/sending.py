@@ -43,7 +43,7 @@ logger = logging.getLogger("a2a_core.server")
 class Sender:
     """Claims, starts and answers sends for one service."""
 
-    __slots__ = ("_manager", "_output_modes", "_push", "_sends")
+    __slots__ = ("_manager", "_push", "_sends", "output_modes")
 
     def __init__(
         self,
@@ -57,7 +57,8 @@ class Sender:
         self._manager = manager
         self._sends = sends
         self._push = push
-        self._output_modes = output_modes
+        self.output_modes = output_modes
+        """What the agent produces, checked against each send's accepted modes (None: no check)."""
 
     async def send(self, request: SendMessageRequest, call: ServerCallContext) -> Task | Message:
         """Blocking (default) or non-blocking (``returnImmediately``) send."""
@@ -176,8 +177,8 @@ class Sender:
         config = request.configuration
         inline_push = None
         if config is not None:
-            if self._output_modes is not None:
-                self._negotiate_output(config.accepted_output_modes, self._output_modes)
+            if self.output_modes is not None:
+                self._negotiate_output(config.accepted_output_modes, self.output_modes)
             inline_push = config.task_push_notification_config
             if inline_push is not None and push is None:
                 raise PushNotificationNotSupportedError()

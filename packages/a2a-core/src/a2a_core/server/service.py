@@ -104,14 +104,6 @@ class A2AService:
         self.lifespan = lifespan
         """What an app serving this service enters at startup by default (plugin lifespans)."""
         self.streaming = streaming
-        self.strict_output_modes = strict_output_modes
-        """Refuse sends whose ``acceptedOutputModes`` this agent cannot meet (-32005).
-
-        Off by default: the spec asks agents to tailor output to the accepted modes
-        (SHOULD), and clients such as CrewAI's accept only ``application/json`` by
-        default, so a text agent answers anyway, in its own best mode; the agent reads
-        the accepted modes from ``RequestContext.accepted_output_modes``.
-        """
         self.push = push
         self.extended_card = extended_card
         self.card = self._truthful_card(card)
@@ -150,6 +142,21 @@ class A2AService:
             push,
             output_modes(self.card) if strict_output_modes else None,
         )
+
+    @property
+    def strict_output_modes(self) -> bool:
+        """Refuse sends whose ``acceptedOutputModes`` this agent cannot meet (-32005).
+
+        Off by default: the spec asks agents to tailor output to the accepted modes
+        (SHOULD), and clients such as CrewAI's accept only ``application/json`` by
+        default, so a text agent answers anyway, in its own best mode; the agent reads
+        the accepted modes from ``RequestContext.accepted_output_modes``.
+        """
+        return self._sender.output_modes is not None
+
+    @strict_output_modes.setter
+    def strict_output_modes(self, strict: bool) -> None:
+        self._sender.output_modes = output_modes(self.card) if strict else None
 
     @property
     def files(self) -> FileStore | None:

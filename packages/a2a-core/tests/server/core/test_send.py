@@ -252,6 +252,19 @@ async def test_output_modes_without_intersection_are_refused_when_strict(
     assert (await service.list_tasks(ListTasksRequest(), CALL)).tasks == []
 
 
+async def test_strict_output_modes_can_be_switched_after_construction(
+    make_service: ServiceFactory,
+) -> None:
+    service = make_service(echo, card=make_card(output_modes=["text/plain"]))
+    assert service.strict_output_modes is False
+    service.strict_output_modes = True
+    with pytest.raises(ContentTypeNotSupportedError):
+        await service.send_message(send(accepted=["image/*"]), CALL)
+    service.strict_output_modes = False
+    task = await service.send_message(send(accepted=["image/*"]), CALL)
+    assert isinstance(task, Task)
+
+
 @pytest.mark.parametrize(
     "accepted", [["application/json"], ["image/*"], ["image/png", "audio/*"], []]
 )

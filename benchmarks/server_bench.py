@@ -540,7 +540,7 @@ def main() -> None:
         import memory_bench
 
         with h.timer("memory"):
-            mem = memory_bench.run(settings, args.memory_tasks)
+            mem = memory_bench.run(settings, args.memory_tasks, [])
         lines += ["", "## Memory", "", *memory_bench.table(mem, args.memory_tasks)]
     if not args.no_import:
         import import_bench

@@ -3,7 +3,7 @@
 Every store saves held chunks together: ``sqlite://`` and ``memory://`` hold them in
 memory; ``redis://`` and ``postgresql://`` (whose channel several instances share) also
 publish each one to the channel at once, so other instances' followers see it now and a
-survivor settling the task after a crash applies them (``TaskChannel.write_behind``). Each
+survivor settling the task after a crash applies them (``WritesBehind``). Each
 store serves a real server on 127.0.0.1; a real client streams a 100-chunk answer. The
 store's writes are counted by wrapping the store object's own methods (the manager calls
 them on the object), so the leases and the shared channel of the store stay as they are.
@@ -448,3 +448,23 @@ async def test_a_subclass_overriding_only_save_still_saves_chunks_together() -> 
     assert state == TaskState.COMPLETED.value
     assert stored_text == "".join(CHUNKS)
     assert writes == ["create", "save_at"], writes
+
+
+async def test_a_shared_channel_that_writes_behind_gets_the_channel_writer(
+    shared_store: TaskStore,
+) -> None:
+    """Channel capabilities are protocols checked with ``isinstance``, not flags: redis://
+    and postgresql:// write behind (redis:// also saves an event with its task), the
+    in-process channel does neither, and the run of a shared store gets the channel writer."""
+    from a2a_core.contracts import SavesEvents, WritesBehind
+    from a2a_core.server import MemoryTaskChannel
+    from a2a_core.server.writers import ChannelWriter
+
+    channel = shared_store.event_channel()
+    assert isinstance(channel, WritesBehind)
+    assert isinstance(channel, SavesEvents) == (type(shared_store).__name__ == "RedisTaskStore")
+    assert not isinstance(MemoryTaskChannel(), WritesBehind | SavesEvents)
+    task = Task(id="t", context_id="c", status={"state": "TASK_STATE_SUBMITTED"})  # type: ignore[arg-type]
+    manager = A2AService(Chunks(), _card(), store=shared_store).manager
+    writer = writer_for(manager, task, None, 0, lambda _: None, contextlib.nullcontext())
+    assert type(writer) is ChannelWriter

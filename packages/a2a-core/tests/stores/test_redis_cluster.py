@@ -77,6 +77,7 @@ async def test_save_and_publish_is_one_round_trip_and_all_or_nothing(
     from typing import Any
 
     import redis.asyncio.connection as connection
+    from a2a_core.contracts import SavesEvents
     from a2a_core.stores import ConcurrentUpdateError
     from a2a_core.stores.redis import RedisTaskStore
     from a2a_core.testing.fakes import make_task
@@ -85,7 +86,7 @@ async def test_save_and_publish_is_one_round_trip_and_all_or_nothing(
     store = open_task_store(f"{REDIS_URL}?prefix={redis_prefix}")
     assert isinstance(store, RedisTaskStore)
     channel = store.event_channel()
-    assert channel.saves_events
+    assert isinstance(channel, SavesEvents)
     task = make_task("t", context_id="c")
     await store.create(task, "alice")
     await store.get("t", "alice")  # connected, so only the save is counted below

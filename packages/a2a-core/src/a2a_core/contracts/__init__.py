@@ -6,7 +6,15 @@ package alone. ``a2a_core.testing`` holds the suites that check an implementatio
 """
 
 from ..exports import publish as _publish
-from .channel import ChannelItem, ChannelListener, EventsLost, ListenerSet, TaskChannel
+from .channel import (
+    ChannelItem,
+    ChannelListener,
+    EventsLost,
+    ListenerSet,
+    SavesEvents,
+    TaskChannel,
+    WritesBehind,
+)
 from .files import FileBackend, FileLimits, StoredFile
 from .push_configs import PushConfigEntry, PushConfigStore
 from .task_store import (
@@ -30,12 +38,14 @@ __all__ = [
     "PushConfigEntry",
     "PushConfigStore",
     "SavesAtVersion",
+    "SavesEvents",
     "StoredFile",
     "StoredTask",
     "TaskChannel",
     "TaskPage",
     "TaskQuery",
     "TaskStore",
+    "WritesBehind",
 ]
 # END generated
 

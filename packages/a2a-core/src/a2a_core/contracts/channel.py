@@ -53,15 +53,13 @@ checks them over real servers):
 - ``shared`` is True when another instance may read what is published: the
   manager skips ``publish`` entirely when it is False (the in-process fast
   path of a single ``memory://`` or ``sqlite://`` service).
-- ``saves_events`` (optional): ``save_and_publish`` saves the task through the
-  store the channel belongs to and publishes the event in one step; the
-  manager then uses it instead of ``save`` and ``publish`` for a run's events.
-- ``write_behind`` (optional): a run may publish its artifact chunks at once and save
-  them a few milliseconds later (``ManagerConfig.store_coalesce_seconds``), so the channel
-  holds events past the stored version. ``since`` then returns them (read at one instant)
-  with the last id, and ``save_after`` saves a status written by whoever does not run the
-  task (a settling survivor, an unanswered cancel) after them, atomically with a check
-  that nothing was published meanwhile.
+- Optional capabilities are protocols a channel implements, checked with
+  ``isinstance``: ``SavesEvents`` (``save_and_publish`` saves the task through the
+  store the channel belongs to and publishes the event in one step; the manager then
+  uses it instead of ``save`` and ``publish`` for a run's events) and
+  ``WritesBehind`` (a run may publish its artifact chunks at once and save them a few
+  milliseconds later, ``ManagerConfig.store_coalesce_seconds``; ``since`` and
+  ``save_after`` let whoever does not run the task write after them).
 - ``push_configs()`` returns the store for push configs all instances share,
   or None to keep each notifier's own in-memory store (single instance).
 
@@ -79,7 +77,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..types import StreamEvent
 
@@ -93,7 +91,9 @@ __all__ = [
     "ChannelListener",
     "EventsLost",
     "ListenerSet",
+    "SavesEvents",
     "TaskChannel",
+    "WritesBehind",
 ]
 
 
@@ -133,63 +133,6 @@ class TaskChannel(ABC):
         e.g. a run whose task another instance settled), None when the backend cannot tell.
         """
 
-    @property
-    def saves_events(self) -> bool:
-        """Whether ``save_and_publish`` can save a task and publish its event in one step."""
-        return False
-
-    async def save_and_publish(
-        self,
-        task: Task,
-        owner: str | None,
-        expected_version: int,
-        event: StreamEvent,
-        previous: int | None,
-        *,
-        version: int | None = None,
-    ) -> StoredTask:
-        """``TaskStore.save`` and ``publish`` (id: the version saved) as one atomic write.
-
-        Only when ``saves_events``: a backend that can (one Redis script) saves a
-        round trip per event, and never leaves a task saved without its event.
-        ``version``: save at this version (``TaskStore.save_at``), not the next one.
-        """
-        raise NotImplementedError(f"{type(self).__name__} does not save events")
-
-    @property
-    def write_behind(self) -> bool:
-        """Whether a run may publish artifact chunks before saving them (a few ms later).
-
-        Then the channel holds events past the stored task's version: what followers
-        already saw, which a crash may keep out of the store. Whoever writes a task no
-        run holds (a settling survivor, a cancel nobody answered) first applies them
-        (``since``) and writes after them (``save_after``).
-        """
-        return False
-
-    async def since(self, task_id: str, after: int) -> tuple[list[ChannelItem] | None, int]:
-        """The retained events above ``after`` (None: some are gone) and the last id (-1: none).
-
-        Read at one instant, without waiting. Only when ``write_behind``.
-        """
-        raise NotImplementedError(f"{type(self).__name__} does not write behind")
-
-    async def save_after(
-        self,
-        task: Task,
-        owner: str | None,
-        expected_version: int,
-        head: int,
-        event: StreamEvent,
-    ) -> StoredTask:
-        """Save ``task`` at ``max(expected_version, head) + 1`` and publish ``event`` there.
-
-        Atomic, and only while the task is at ``expected_version`` and the channel's last
-        event id is ``head`` (as ``since`` read it); else ``ConcurrentUpdateError``. Only
-        when ``write_behind``.
-        """
-        raise NotImplementedError(f"{type(self).__name__} does not write behind")
-
     @abstractmethod
     async def publish_end(self, task_id: str, event_id: int) -> None:
         """The run ended at version ``event_id`` with the task neither final nor paused."""
@@ -226,6 +169,65 @@ class TaskChannel(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections (after the instances detached)."""
+
+
+@runtime_checkable
+class SavesEvents(Protocol):
+    """A channel that saves a task and publishes its event in one atomic write.
+
+    A backend that can (one Redis script) saves a round trip per event, and never
+    leaves a task saved without its event. Checked with ``isinstance`` on the channel.
+    """
+
+    async def save_and_publish(
+        self,
+        task: Task,
+        owner: str | None,
+        expected_version: int,
+        event: StreamEvent,
+        previous: int | None,
+        *,
+        version: int | None = None,
+    ) -> StoredTask:
+        """``TaskStore.save`` and ``publish`` (id: the version saved) as one atomic write.
+
+        ``version``: save at this version (``TaskStore.save_at``), not the next one.
+        """
+        ...
+
+
+@runtime_checkable
+class WritesBehind(Protocol):
+    """A shared channel on which a run may publish artifact chunks before saving them.
+
+    Then the channel holds events past the stored task's version: what followers
+    already saw, which a crash may keep out of the store. Whoever writes a task no
+    run holds (a settling survivor, a cancel nobody answered) first applies them
+    (``since``) and writes after them (``save_after``). Checked with ``isinstance``
+    on the channel.
+    """
+
+    async def since(self, task_id: str, after: int) -> tuple[list[ChannelItem] | None, int]:
+        """The retained events above ``after`` (None: some are gone) and the last id (-1: none).
+
+        Read at one instant, without waiting.
+        """
+        ...
+
+    async def save_after(
+        self,
+        task: Task,
+        owner: str | None,
+        expected_version: int,
+        head: int,
+        event: StreamEvent,
+    ) -> StoredTask:
+        """Save ``task`` at ``max(expected_version, head) + 1`` and publish ``event`` there.
+
+        Atomic, and only while the task is at ``expected_version`` and the channel's last
+        event id is ``head`` (as ``since`` read it); else ``ConcurrentUpdateError``.
+        """
+        ...
 
 
 class ListenerSet:

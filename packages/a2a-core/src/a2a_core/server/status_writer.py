@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
-from ..contracts.channel import ChannelItem, TaskChannel
+from ..contracts.channel import ChannelItem, TaskChannel, WritesBehind
 from ..contracts.task_store import ConcurrentUpdateError, StoredTask, TaskStore
 from ..types import (
     Message,
@@ -81,11 +81,11 @@ class StatusWriter:
             task_id=task.id, context_id=task.context_id, status=TaskStatus.now(state, message)
         )
         channel = self.channel
-        if channel.shared and channel.write_behind:
+        if channel.shared and isinstance(channel, WritesBehind):
             # The channel may have chunks past the stored version (published by a run that
             # saves behind, maybe on an instance that died): followers saw them, so the
             # task gets them too, and this status comes after them.
-            new_task, saved = await self._write_after(stored, event)
+            new_task, saved = await self._write_after(channel, stored, event)
         else:
             new_task = apply_status(task, event, self._max_history)
             saved = await self.store.save(new_task, stored.owner, stored.version)
@@ -98,7 +98,7 @@ class StatusWriter:
         return new_task
 
     async def _write_after(
-        self, stored: StoredTask, event: TaskStatusUpdateEvent
+        self, channel: WritesBehind, stored: StoredTask, event: TaskStatusUpdateEvent
     ) -> tuple[Task, StoredTask]:
         """``event`` applied after the channel's events past ``stored`` and saved after them.
 
@@ -106,7 +106,6 @@ class StatusWriter:
         the channel between the read and the write: read it again, while the task itself
         stays at ``stored.version`` (else ``ConcurrentUpdateError`` for the caller).
         """
-        channel = self.channel
         task_id = stored.task.id
         for _ in range(_CATCH_UP_ATTEMPTS):
             events, head = await channel.since(task_id, stored.version)

@@ -14,7 +14,7 @@ id the channel last recorded. Three writers, picked once per run by
   (its timer), or when a reader needs the stored task (``persist``). Its ``hold``
   is the run's one synchronous fast lane.
 - ``ChannelWriter`` is the coalescing writer of a channel several instances share
-  that writes behind (``TaskChannel.write_behind``): each chunk is appended to the
+  that writes behind (``WritesBehind``): each chunk is appended to the
   channel at once, with the id it is about to get, and saved later; whoever
   settles the task after this instance died applies the channel's events first.
 
@@ -32,7 +32,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING
 
 from .. import telemetry as _telemetry
-from ..contracts.channel import TaskChannel
+from ..contracts.channel import SavesEvents, TaskChannel, WritesBehind
 from ..contracts.task_store import ConcurrentUpdateError, SavesAtVersion, StoredTask, TaskStore
 from ..errors import A2AError, InternalError, ServerBusyError
 from ..types import StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
@@ -105,6 +105,10 @@ class RunWriter:
         self._caught = caught
         self._channel = channel
         """The channel other instances read (None: nobody else reads what is published)."""
+        self._saves_events = (
+            channel if channel is not None and isinstance(channel, SavesEvents) else None
+        )
+        """The channel again when it saves an event with its task in one write."""
         self._chunks: list[TaskArtifactUpdateEvent] = []
         """Held artifact events not yet applied to ``_task`` (``task`` applies them)."""
         self._unsaved: list[TaskArtifactUpdateEvent] = []
@@ -230,7 +234,7 @@ class RunWriter:
         try:
             if stored_at == 0:
                 stored = await store.create(task, self._owner)
-            elif event is not None and self._channel is not None and self._channel.saves_events:
+            elif event is not None and self._saves_events is not None:
                 stored = await self._save_and_publish(task, event, version)
                 published = True
             elif version == stored_at + 1:
@@ -251,8 +255,8 @@ class RunWriter:
         return published
 
     async def _save_and_publish(self, task: Task, event: StreamEvent, version: int) -> StoredTask:
-        """Save and publish in one write (``TaskChannel.saves_events``), timed as a save."""
-        channel = self._channel
+        """Save and publish in one write (``SavesEvents``), timed as a save."""
+        channel = self._saves_events
         assert channel is not None
         stored_at = self.stored
         hooks = _telemetry.active
@@ -416,7 +420,7 @@ def writer_for(
     if delay > 0 and isinstance(manager.backend, SavesAtVersion):
         if shared is None:
             return CoalescingWriter(manager, task, owner, version, caught, delay=delay, lock=lock)
-        if shared.write_behind:
+        if isinstance(shared, WritesBehind):
             return ChannelWriter(
                 manager, task, owner, version, caught, shared, delay=delay, lock=lock
             )

@@ -300,10 +300,6 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
         return _Follower(self, task_id, after, current)
 
     # -- writing behind -------------------------------------------------------------
-    @property
-    def write_behind(self) -> bool:
-        return True
-
     async def since(self, task_id: str, after: int) -> tuple[list[ChannelItem] | None, int]:
         async with await self._connection() as conn:
             cur = await conn.execute(self._since, (after, task_id, float(self.stream_ttl)))

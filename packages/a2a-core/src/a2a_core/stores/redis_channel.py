@@ -266,10 +266,6 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
             return True  # a direct reply belongs to no task: nothing to share
         return await self._add(task_id, event_id, 0, *entry, previous)
 
-    @property
-    def saves_events(self) -> bool:
-        return True
-
     async def save_and_publish(
         self,
         task: Task,
@@ -311,10 +307,6 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
         )
 
     # -- writing behind -------------------------------------------------------------
-    @property
-    def write_behind(self) -> bool:
-        return True
-
     async def since(self, task_id: str, after: int) -> tuple[list[ChannelItem] | None, int]:
         key = self.stream_key(task_id)
         async with self._client().pipeline(transaction=True) as pipe:

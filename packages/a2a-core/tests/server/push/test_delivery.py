@@ -219,7 +219,7 @@ async def test_updates_arrive_in_order_for_every_config(make: Any, hook: Hook) -
         await asyncio.sleep((hash(request.content) % 4) / 1000)
         return await original(request)
 
-    push._transport = httpx.MockTransport(jittery)  # slow, uneven receivers
+    push._poster.transport = httpx.MockTransport(jittery)  # slow, uneven receivers
     task = make_task()
     for i in range(25):
         if i % 5 == 4:

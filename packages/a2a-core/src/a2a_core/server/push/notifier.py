@@ -48,14 +48,12 @@ the stored one, so a read-modify-write round trip does not clobber it.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
-import random
 import time
 import uuid
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -64,8 +62,7 @@ import httpx
 from ... import telemetry as _telemetry
 from ...contracts.push_configs import PushConfigEntry, PushConfigStore
 from ...errors import InvalidParamsError
-from ...net.url_policy import ResolutionError, TargetRefusedError, UrlPolicy
-from ...net.vetted_transport import VettedTransport
+from ...net.url_policy import TargetRefusedError, UrlPolicy
 from ...types import (
     StreamEvent,
     Task,
@@ -75,14 +72,25 @@ from ...types import (
     TaskStatusUpdateEvent,
 )
 from ...webhooks import WebhookSigner
-from .payload import check_secrets, render
+from .delivery import Counters, Delivery, delivery_id
+from .lanes import Lanes
+from .marks import DeliveryMarks
+from .payload import check_secrets
+from .poster import RetryPolicy, WebhookPoster
 from .store import MemoryPushConfigStore
 
 if TYPE_CHECKING:
     from ...contracts.channel import TaskChannel
     from ...contracts.task_store import StoredTask
 
-__all__ = ["REDACTED", "PushNotificationService", "PushStats", "RetryPolicy", "redact"]
+__all__ = [
+    "REDACTED",
+    "PushNotificationService",
+    "PushStats",
+    "RetryPolicy",
+    "delivery_id",
+    "redact",
+]
 
 logger = logging.getLogger("a2a_core.server.push")
 
@@ -90,39 +98,6 @@ REDACTED = "***"
 """What a secret looks like when a config is read back."""
 
 MAX_CONFIG_ID_LENGTH = 256
-
-
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """Bounded retries with exponential backoff and jitter.
-
-    Retried: connection errors, timeouts, HTTP 429 and 5xx. Not retried: other
-    statuses (4xx, and 3xx since redirects are never followed) and URLs the
-    policy refuses.
-    """
-
-    max_retries: int = 3
-    """Retries after the first attempt (delays 0.5 s, 1 s, 2 s by default)."""
-    backoff: float = 0.5
-    """Delay before the first retry; doubles for each later one."""
-    max_backoff: float = 30.0
-    """Cap on any delay, including one asked for by ``Retry-After``."""
-    jitter: float = 0.2
-    """Each delay is scaled by a random factor in [1 - jitter, 1 + jitter]."""
-
-    def __post_init__(self) -> None:
-        if self.max_retries < 0 or self.backoff < 0 or self.max_backoff < 0:
-            raise ValueError("max_retries, backoff and max_backoff must be >= 0")
-        if not 0 <= self.jitter < 1:
-            raise ValueError("jitter must be in [0, 1)")
-
-    def delay(self, retry: int, retry_after: float | None = None) -> float:
-        """Seconds to wait before retry number ``retry`` (1-based)."""
-        base = self.backoff * (2 ** (retry - 1))
-        if retry_after is not None:
-            base = max(base, retry_after)
-        base = min(base, self.max_backoff)
-        return base * random.uniform(1 - self.jitter, 1 + self.jitter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,14 +114,6 @@ class PushStats:
     """Retry attempts made."""
     pending: int = 0
     """Deliveries waiting in lanes or in flight right now."""
-
-
-@dataclass(slots=True)
-class _Counters:
-    delivered: int = 0
-    failed: int = 0
-    dropped: int = 0
-    retried: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,53 +135,19 @@ class _Event:
     refuses replays (same id, same timestamp) takes it as a retry."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Delivery:
-    task_id: str
-    config_id: str
-    task: Task
-    event: StreamEvent
-    final: bool
-    trace: Any = None
-    event_id: int | None = None
-    ref: str | None = None
-    redelivered_at: int | None = None
-
-
-@dataclass(slots=True)
-class _Progress:
-    """What the lanes of one task have finished: the base of its delivered-up-to mark."""
-
-    open: dict[int, int] = field(default_factory=dict[int, int])
-    """Event id -> its fan-out and deliveries not finished yet."""
-    done: int = -1
-    """The highest event id finished."""
-    written: int = -1
-    """The mark last written to the store."""
-    final: bool = False
-    """The task's final update was finished on a lane (nothing more to protect)."""
-
-    def mark(self) -> int:
-        """Every event id up to this one is finished (ids are increasing per task)."""
-        return min(self.open) - 1 if self.open else self.done
-
-
-def delivery_id(task_id: str, ref: str, config_id: str) -> str:
-    """The ``webhook-id`` of one event's delivery to one config: the same on every instance.
-
-    A survivor that delivers again what a dead instance may have sent already
-    uses the id that instance used, so a receiver can drop the second copy.
-    """
-    digest = hashlib.blake2b(
-        f"{task_id}\n{ref}\n{config_id}".encode("utf-8", "surrogatepass"), digest_size=16
+def _delivery(item: _Event, entry: PushConfigEntry) -> Delivery:
+    """The delivery of ``item`` to the config of ``entry``."""
+    return Delivery(
+        entry.task_id,
+        entry.config_id,
+        item.task,
+        whole_artifact(item),
+        item.final,
+        item.trace,
+        item.event_id,
+        item.ref,
+        item.redelivered_at,
     )
-    return f"msg_{digest.hexdigest()}"
-
-
-@dataclass(slots=True)
-class _Lane:
-    queue: deque[_Delivery] = field(default_factory=deque[_Delivery])
-    runner: asyncio.Task[None] | None = None
 
 
 def whole_artifact(item: _Event) -> StreamEvent:
@@ -231,20 +164,6 @@ def whole_artifact(item: _Event) -> StreamEvent:
         if artifact.artifact_id == artifact_id:
             return event.model_copy(update={"artifact": artifact, "append": False})
     return event
-
-
-def _supersedes(version: str, newer: _Delivery, waiting: _Delivery) -> bool:
-    """Whether ``newer`` makes ``waiting`` (queued, not yet sent) redundant."""
-    if version == "0.3":
-        return True  # 0.3 bodies are full Task snapshots
-    new, old = newer.event, waiting.event
-    return (
-        isinstance(new, TaskArtifactUpdateEvent)
-        and isinstance(old, TaskArtifactUpdateEvent)
-        and not new.append
-        and not old.append
-        and new.artifact.artifact_id == old.artifact.artifact_id
-    )
 
 
 def redact(config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
@@ -284,23 +203,6 @@ def _wire_version(version: str) -> str:
     if version.startswith("1."):
         return "1.0"
     raise InvalidParamsError(f"Unknown protocol version {version!r} for a push config")
-
-
-def _origin(policy: UrlPolicy, url: str) -> str:
-    try:
-        return policy.parse(url).safe_origin
-    except (TargetRefusedError, ValueError):
-        return "-"
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None  # HTTP-date form: fall back to our own backoff
-    return seconds if seconds >= 0 else None
 
 
 class PushNotificationService:
@@ -365,38 +267,53 @@ class PushNotificationService:
         self._store_given = store is not None
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
+        self._poster = WebhookPoster(
+            self.policy,
+            timeout=timeout,
+            retry=self.retry,
+            max_concurrency=max_concurrency,
+            transport=transport,
+            signer=WebhookSigner(signing_secret) if signing_secret is not None else None,
+        )
         self.max_queue = max_queue
         self.max_backlog = max_backlog
         self.max_pending = max_pending
         self.drain_timeout = drain_timeout
-        self._transport = transport
-        self._signer = WebhookSigner(signing_secret) if signing_secret is not None else None
-        self._concurrency_limit = max_concurrency
-        self._counters = _Counters()
+        self._counters = Counters()
         self._intake: deque[_Event] = deque()
-        self._lanes: dict[tuple[str, str], _Lane] = {}
-        self._pending = 0
-        self._client: httpx.AsyncClient | None = None
         self._worker: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
-        self._room: asyncio.Event | None = None
-        self._concurrency: asyncio.Semaphore | None = None
         self._closing = False
         self._closed = False
         self._last_drop_log = 0.0
-        self.mark_interval = mark_interval
-        self._progress: dict[str, _Progress] = {}
-        self._dirty: set[str] = set()
-        self._marker: asyncio.Task[None] | None = None
-        self._mark_wake: asyncio.Event | None = None
+        self._marks = DeliveryMarks(lambda: self.store, mark_interval)
+        self._lanes = Lanes(
+            self._deliver,
+            self._marks,
+            self._counters,
+            self._drop,
+            max_backlog=max_backlog,
+            max_pending=max_pending,
+        )
 
     # -- observability ------------------------------------------------------------
     @property
     def stats(self) -> PushStats:
         """A snapshot of the counters."""
         c = self._counters
-        return PushStats(c.delivered, c.failed, c.dropped, c.retried, self._pending)
+        return PushStats(
+            c.delivered, c.failed, c.dropped, self._poster.retried, self._lanes.pending
+        )
+
+    @property
+    def mark_interval(self) -> float:
+        """Seconds between writes of a task's delivered-up-to mark."""
+        return self._marks.interval
+
+    @mark_interval.setter
+    def mark_interval(self, seconds: float) -> None:
+        self._marks.interval = seconds
 
     # -- config CRUD (the PushNotifier protocol) -------------------------------------
     def share_store(self, store: PushConfigStore) -> None:
@@ -531,22 +448,18 @@ class PushNotificationService:
     def _ensure_started(self) -> None:
         loop = asyncio.get_running_loop()
         if self._worker is not None and not self._worker.done() and self._loop is loop:
-            if self._marker is None and self.store.keeps_marks:  # a store shared after start
-                self._marker = loop.create_task(self._write_marks(), name="a2a-push-marks")
+            self._marks.ensure_writing(loop)  # the store may have been shared after start
             return
         if self._closing:
             raise RuntimeError("the push notification service is closed")
         if self._loop is not loop:
             self._loop = loop
             self._wake = asyncio.Event()
-            self._room = asyncio.Event()
-            self._concurrency = asyncio.Semaphore(self._concurrency_limit)
-            self._client = None
-            self._mark_wake = asyncio.Event()
-            self._marker = None
+            self._lanes.bind(loop)
+            self._poster.bind()
+            self._marks.bind()
         self._worker = loop.create_task(self._run(), name="a2a-push-worker")
-        if self.store.keeps_marks and (self._marker is None or self._marker.done()):
-            self._marker = loop.create_task(self._write_marks(), name="a2a-push-marks")
+        self._marks.ensure_writing(loop)
 
     async def __aenter__(self) -> PushNotificationService:
         await self.start()
@@ -572,31 +485,28 @@ class PushNotificationService:
         if self._worker is not None and not self._worker.done():
             await asyncio.wait({self._worker}, timeout=max(0.0, deadline - loop.time()))
         while True:
-            runners = {lane.runner for lane in self._lanes.values() if lane.runner is not None}
+            runners = self._lanes.runners()
             remaining = deadline - loop.time()
             if not runners or remaining <= 0:
                 break
             await asyncio.wait(runners, timeout=remaining)
         leftovers = [
-            t for t in (self._worker, self._marker, *runners) if t is not None and not t.done()
+            t
+            for t in (self._worker, self._marks.writer, *runners)
+            if t is not None and not t.done()
         ]
         for task in leftovers:
             task.cancel()
         if leftovers:
             await asyncio.gather(*leftovers, return_exceptions=True)
-        unsent = len(self._intake) + sum(len(lane.queue) for lane in self._lanes.values())
+        unsent = len(self._intake) + self._lanes.clear()
         if unsent:
             self._counters.dropped += unsent
             logger.warning("push service closed with %d undelivered notifications", unsent)
         self._intake.clear()
-        self._lanes.clear()
-        self._progress.clear()
-        self._dirty.clear()
-        self._pending = 0
+        self._marks.clear()
         self._closed = True
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        await self._poster.aclose()
         await self.store.aclose()
 
     # -- fan-out ----------------------------------------------------------------------
@@ -616,259 +526,20 @@ class PushNotificationService:
                 self._counters.dropped += 1
                 continue
             entries = [e for e in entries if e.created_ns <= item.at_ns]  # not created after it
-            event_id = item.event_id
-            tracked = event_id is not None and self.store.keeps_marks
-            if tracked and (entries or item.task.id in self._progress):
-                progress = self._progress.get(item.task.id)
-                if progress is None:
-                    progress = self._progress[item.task.id] = _Progress()
-                assert event_id is not None
-                progress.open[event_id] = progress.open.get(event_id, 0) + 1  # the fan-out
+            tracked = self._marks.fan_out(item.task.id, item.event_id, bool(entries))
             for entry in entries:
-                await self._wait_for_room()
-                self._enqueue(entry, item)
+                await self._lanes.wait_for_room()
+                self._lanes.put(entry.version, _delivery(item, entry))
             if tracked:
-                assert event_id is not None
-                self._finish(item.task.id, event_id, False)
+                self._marks.finished(item.task.id, item.event_id, False)  # the fan-out
 
-    async def _wait_for_room(self) -> None:
-        assert self._room is not None
-        while self._pending >= self.max_pending:
-            self._room.clear()
-            await self._room.wait()
-
-    def _enqueue(self, entry: PushConfigEntry, item: _Event) -> None:
-        key = (entry.task_id, entry.config_id)
-        lane = self._lanes.get(key)
-        if lane is None:
-            lane = self._lanes[key] = _Lane()
-        delivery = _Delivery(
-            key[0],
-            key[1],
-            item.task,
-            whole_artifact(item),
-            item.final,
-            item.trace,
-            item.event_id,
-            item.ref,
-            item.redelivered_at,
-        )
-        self._opened(delivery)
-        if lane.queue and _supersedes(entry.version, delivery, lane.queue[-1]):
-            # The newest whole state replaces one still waiting (never one in flight).
-            superseded = lane.queue[-1]
-            lane.queue[-1] = replace(delivery, final=delivery.final or superseded.final)
-            self._finished(replace(superseded, final=False))  # its end travels on in the newer
-        else:
-            if len(lane.queue) >= self.max_backlog:
-                self._finished(lane.queue.popleft())
-                self._pending -= 1
-                self._drop(
-                    f"push backlog of task {key[0]} config {key[1]} is full "
-                    f"({self.max_backlog}); dropped its oldest update"
-                )
-            lane.queue.append(delivery)
-            self._pending += 1
-        if lane.runner is None:
-            assert self._loop is not None
-            lane.runner = self._loop.create_task(self._drain(key, lane), name="a2a-push-lane")
-
-    async def _drain(self, key: tuple[str, str], lane: _Lane) -> None:
-        try:
-            while lane.queue:
-                delivery = lane.queue.popleft()
-                try:
-                    await self._deliver(delivery)
-                except asyncio.CancelledError:
-                    self._counters.dropped += 1
-                    raise
-                except Exception:
-                    self._counters.failed += 1
-                    logger.exception("push: delivery for task %s config %s crashed", key[0], key[1])
-                finally:
-                    self._pending -= 1
-                    if self._room is not None:
-                        self._room.set()
-                self._finished(delivery)  # not when cancelled: a survivor sends it again
-        finally:
-            lane.runner = None
-            if self._lanes.get(key) is lane and not lane.queue:
-                del self._lanes[key]
-
-    # -- the delivered-up-to mark --------------------------------------------------------
-    def _opened(self, delivery: _Delivery) -> None:
-        if delivery.event_id is None:
-            return
-        progress = self._progress.get(delivery.task_id)
-        if progress is not None:
-            open_ = progress.open
-            open_[delivery.event_id] = open_.get(delivery.event_id, 0) + 1
-
-    def _finished(self, delivery: _Delivery) -> None:
-        """A delivery is done with: delivered, given up on, dropped or superseded."""
-        if delivery.event_id is not None:
-            self._finish(delivery.task_id, delivery.event_id, delivery.final)
-
-    def _finish(self, task_id: str, event_id: int, final: bool) -> None:
-        progress = self._progress.get(task_id)
-        if progress is None:
-            return
-        left = progress.open.get(event_id, 0) - 1
-        if left > 0:
-            progress.open[event_id] = left
-        else:
-            progress.open.pop(event_id, None)
-            progress.done = max(progress.done, event_id)
-        if final:
-            progress.final = True
-        if not progress.open and (progress.final or progress.written == progress.done):
-            del self._progress[task_id]  # a finished task is never settled: no mark needed
-            self._dirty.discard(task_id)
-        elif progress.mark() > progress.written:
-            self._dirty.add(task_id)
-            if self._mark_wake is not None:
-                self._mark_wake.set()
-
-    async def _write_marks(self) -> None:
-        """Write the marks that moved: at once, then at most once per ``mark_interval``."""
-        assert self._mark_wake is not None
-        wake = self._mark_wake
-        while True:
-            while not self._dirty:
-                wake.clear()
-                await wake.wait()
-            marks: dict[str, int] = {}
-            for task_id in self._dirty:
-                progress = self._progress.get(task_id)
-                if progress is not None and progress.mark() > progress.written:
-                    marks[task_id] = progress.mark()
-            self._dirty.clear()
-            if marks:
-                try:
-                    await self.store.write_marks(marks)
-                except Exception:
-                    logger.warning("push: could not write delivery marks", exc_info=True)
-                    self._dirty.update(marks)  # tried again next period
-                else:
-                    for task_id, mark in marks.items():
-                        progress = self._progress.get(task_id)
-                        if progress is None:
-                            continue
-                        progress.written = max(progress.written, mark)
-                        if not progress.open and progress.written >= progress.done:
-                            del self._progress[task_id]
-            await asyncio.sleep(self.mark_interval)
-
-    # -- delivery -----------------------------------------------------------------------
-    async def _deliver(self, delivery: _Delivery) -> None:
+    async def _deliver(self, delivery: Delivery) -> None:
         entry = await self.store.get(delivery.task_id, delivery.config_id)
         if entry is None:
             return  # deleted meanwhile: nothing to do
-        hooks = _telemetry.active
-        if hooks is None:
-            delivered = await self._post(entry, delivery)
-        else:
-            span, headers = hooks.push_start(
-                delivery.trace, _origin(self.policy, entry.config.url), delivery.task_id
-            )
-            delivered = False
-            try:
-                delivered = await self._post(entry, delivery, headers)
-            finally:
-                hooks.push_end(span, delivered)
-        if delivered:
+        if await self._poster.send(entry, delivery):
             self._counters.delivered += 1
         else:
             self._counters.failed += 1
         if delivery.final:
             await self.store.delete(delivery.task_id, delivery.config_id)
-
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient(
-                transport=self._transport or VettedTransport(self.policy),
-                follow_redirects=False,
-                timeout=httpx.Timeout(self.timeout),
-                trust_env=False,
-                headers={"User-Agent": "a2a-adapters-core push notifier"},
-            )
-        return self._client
-
-    async def _post(
-        self, entry: PushConfigEntry, delivery: _Delivery, trace: dict[str, str] | None = None
-    ) -> bool:
-        """One delivery with retries; True when the webhook accepted it.
-
-        ``trace``: W3C trace headers to send (telemetry on), so the receiver can
-        continue the task's trace.
-        """
-        config = entry.config
-        where = f"task {delivery.task_id} config {delivery.config_id}"
-        try:
-            origin = self.policy.parse(config.url).safe_origin
-            body, headers = render(config, entry.version, delivery.task, delivery.event)
-            if trace:
-                headers = {**headers, **trace}
-        except (TargetRefusedError, ValueError) as exc:
-            logger.warning("push for %s not sent: %s", where, exc)
-            return False
-        assert self._concurrency is not None
-        reason = ""
-        retry_after: float | None = None
-        message_id = (
-            f"msg_{uuid.uuid4().hex}"
-            if delivery.ref is None
-            else delivery_id(delivery.task_id, delivery.ref, delivery.config_id)
-        )
-        # A redelivery comes after the second it was queued in: the dead instance's attempt,
-        # under the same id, was signed no later than that.
-        signed_at = delivery.redelivered_at or 0
-        for attempt in range(self.retry.max_retries + 1):
-            if attempt:
-                self._counters.retried += 1
-                await asyncio.sleep(self.retry.delay(attempt, retry_after))
-            retry_after = None
-            sent = headers
-            if self._signer is not None:
-                # each attempt is signed anew, strictly later, so it is no replay of the last
-                signed_at = max(int(time.time()), signed_at + 1)
-                signature = self._signer.sign(body, message_id=message_id, timestamp=signed_at)
-                sent = {**headers, **signature}
-            try:
-                target = await self.policy.check_dispatch(config.url)
-                async with (
-                    self._concurrency,
-                    asyncio.timeout(self.timeout),
-                    self._http().stream("POST", target.url, content=body, headers=sent) as response,
-                ):
-                    status = response.status_code
-                    retry_after = _retry_after(response.headers.get("retry-after"))
-            except TargetRefusedError as exc:
-                logger.warning("push to %s for %s refused: %s", origin, where, exc)
-                return False
-            except (ResolutionError, TimeoutError, httpx.TimeoutException) as exc:
-                reason = f"{type(exc).__name__} {exc}".strip()
-                continue
-            except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-                reason = f"{type(exc).__name__}: {exc}"
-                continue
-            except httpx.HTTPError as exc:
-                logger.warning("push to %s for %s failed: %s", origin, where, type(exc).__name__)
-                return False
-            if 200 <= status < 300:
-                return True
-            if status == 429 or status >= 500:
-                reason = f"HTTP {status}"
-                continue
-            logger.warning(
-                "push to %s for %s rejected with HTTP %d (not retried)", origin, where, status
-            )
-            return False
-        logger.warning(
-            "push to %s for %s failed after %d attempts: %s",
-            origin,
-            where,
-            self.retry.max_retries + 1,
-            reason,
-        )
-        return False

@@ -68,7 +68,7 @@ from .run import RESULT_ARTIFACT, SAFE_FAILURE_TEXT, TaskRun
 from .run_leases import RunLeases
 from .status_writer import StatusWriter
 from .task_state import continue_task
-from .writers import SAVE_ATTEMPTS, publish_logged
+from .writers import SAVE_ATTEMPTS, StoreAbilities, publish_logged
 
 __all__ = [
     "RESULT_ARTIFACT",
@@ -116,6 +116,8 @@ class TaskManager:
         # otherwise hide the store's channel (or give each service its own).
         self.channel: TaskChannel = channel_for(self.backend)
         """How this instance shares events and cancels with the others on the store."""
+        self.abilities = StoreAbilities.of(self.backend, self.channel)
+        """What the store and channel do: which writer each run gets."""
         self._channel_started = False
         self._active: dict[str, TaskRun] = {}
         self._closing = False

@@ -29,7 +29,8 @@ import logging
 import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from .. import telemetry as _telemetry
 from ..contracts.channel import SavesEvents, TaskChannel, WritesBehind
@@ -46,6 +47,7 @@ __all__ = [
     "CoalescingWriter",
     "DirectWriter",
     "RunWriter",
+    "StoreAbilities",
     "publish_logged",
     "writer_for",
 ]
@@ -70,6 +72,32 @@ async def publish_logged(
     except Exception:
         logger.exception("task %s: could not publish event %d to the channel", task_id, event_id)
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreAbilities:
+    """What a manager's store and channel can do, read once when the manager is built:
+    every run's writer is chosen from it (``isinstance`` on a runtime-checkable protocol
+    inspects the protocol's members on each call, too slow for every request)."""
+
+    saves_at_version: bool
+    """The store numbers saves (``SavesAtVersion``): chunks may be held and saved together."""
+    shared: TaskChannel | None
+    """The channel, when other instances read it (None: nobody else reads what is published)."""
+    writes_behind: bool
+    """The shared channel keeps events and saves behind them (``WritesBehind``)."""
+    saves_events: SavesEvents | None
+    """The shared channel again, when it saves an event with its task in one write."""
+
+    @classmethod
+    def of(cls, store: TaskStore, channel: TaskChannel) -> StoreAbilities:
+        shared = channel if channel.shared else None
+        return cls(
+            saves_at_version=isinstance(store, SavesAtVersion),
+            shared=shared,
+            writes_behind=isinstance(shared, WritesBehind),
+            saves_events=shared if isinstance(shared, SavesEvents) else None,
+        )
 
 
 class RunWriter:
@@ -105,9 +133,7 @@ class RunWriter:
         self._caught = caught
         self._channel = channel
         """The channel other instances read (None: nobody else reads what is published)."""
-        self._saves_events = (
-            channel if channel is not None and isinstance(channel, SavesEvents) else None
-        )
+        self._saves_events = manager.abilities.saves_events if channel is not None else None
         """The channel again when it saves an event with its task in one write."""
         self._chunks: list[TaskArtifactUpdateEvent] = []
         """Held artifact events not yet applied to ``_task`` (``task`` applies them)."""
@@ -240,8 +266,8 @@ class RunWriter:
             elif version == stored_at + 1:
                 stored = await store.save(task, self._owner, stored_at)
             else:
-                assert isinstance(store, SavesAtVersion)  # only coalescing writers hold chunks
-                stored = await store.save_at(task, self._owner, stored_at, version)
+                numbered = cast("SavesAtVersion", store)  # only coalescing writers hold chunks
+                stored = await numbered.save_at(task, self._owner, stored_at, version)
         except (ConcurrentUpdateError, ServerBusyError):
             raise  # a conflict to re-apply, or a full store: retryable, not a failure
         except Exception as exc:
@@ -414,13 +440,13 @@ def writer_for(
     ``caught``: the run's answer to a reload finding the task gone or final elsewhere;
     ``lock``: the run's, taken by the coalescing timer's flush.
     """
-    channel = manager.channel
-    shared = channel if channel.shared else None
+    abilities = manager.abilities
+    shared = abilities.shared
     delay = manager.config.store_coalesce_seconds
-    if delay > 0 and isinstance(manager.backend, SavesAtVersion):
+    if delay > 0 and abilities.saves_at_version:
         if shared is None:
             return CoalescingWriter(manager, task, owner, version, caught, delay=delay, lock=lock)
-        if isinstance(shared, WritesBehind):
+        if abilities.writes_behind:
             return ChannelWriter(
                 manager, task, owner, version, caught, shared, delay=delay, lock=lock
             )

@@ -78,25 +78,22 @@ async def publish_logged(
 class StoreAbilities:
     """What a manager's store and channel can do, read once when the manager is built:
     every run's writer is chosen from it (``isinstance`` on a runtime-checkable protocol
-    inspects the protocol's members on each call, too slow for every request)."""
+    inspects the protocol's members on each call, too slow for every request). Whether
+    the channel is shared is asked per run: a channel may learn it when it starts."""
 
     saves_at_version: bool
     """The store numbers saves (``SavesAtVersion``): chunks may be held and saved together."""
-    shared: TaskChannel | None
-    """The channel, when other instances read it (None: nobody else reads what is published)."""
     writes_behind: bool
-    """The shared channel keeps events and saves behind them (``WritesBehind``)."""
-    saves_events: SavesEvents | None
-    """The shared channel again, when it saves an event with its task in one write."""
+    """The channel keeps events and saves behind them (``WritesBehind``)."""
+    saves_events: bool
+    """The channel saves an event with its task in one write (``SavesEvents``)."""
 
     @classmethod
     def of(cls, store: TaskStore, channel: TaskChannel) -> StoreAbilities:
-        shared = channel if channel.shared else None
         return cls(
             saves_at_version=isinstance(store, SavesAtVersion),
-            shared=shared,
-            writes_behind=isinstance(shared, WritesBehind),
-            saves_events=shared if isinstance(shared, SavesEvents) else None,
+            writes_behind=isinstance(channel, WritesBehind),
+            saves_events=isinstance(channel, SavesEvents),
         )
 
 
@@ -133,7 +130,11 @@ class RunWriter:
         self._caught = caught
         self._channel = channel
         """The channel other instances read (None: nobody else reads what is published)."""
-        self._saves_events = manager.abilities.saves_events if channel is not None else None
+        self._saves_events = (
+            cast("SavesEvents", channel)
+            if channel is not None and manager.abilities.saves_events
+            else None
+        )
         """The channel again when it saves an event with its task in one write."""
         self._chunks: list[TaskArtifactUpdateEvent] = []
         """Held artifact events not yet applied to ``_task`` (``task`` applies them)."""
@@ -441,7 +442,8 @@ def writer_for(
     ``lock``: the run's, taken by the coalescing timer's flush.
     """
     abilities = manager.abilities
-    shared = abilities.shared
+    channel = manager.channel
+    shared = channel if channel.shared else None
     delay = manager.config.store_coalesce_seconds
     if delay > 0 and abilities.saves_at_version:
         if shared is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 from ..contracts.task_store import (
     SavesAtVersion,
@@ -57,8 +57,8 @@ class TimedStore(TaskStore):
     ) -> StoredTask:
         started = time.perf_counter()
         try:
-            inner = self.inner
-            assert isinstance(inner, SavesAtVersion)  # called only when the inner store is one
+            # called only when the inner store is one (the manager read it once, as a protocol)
+            inner = cast("SavesAtVersion", self.inner)
             return await inner.save_at(task, owner, expected_version, version)
         finally:
             self._done("save", started)

@@ -28,9 +28,8 @@ import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-import a2a_core
+from import_graph_support import ROOT, cycles, modules
 
-ROOT = Path(a2a_core.__file__).parent
 PACKAGE = "a2a_core"
 
 CLIENT_MAY_IMPORT_SERVER = frozenset(
@@ -40,17 +39,6 @@ CLIENT_MAY_IMPORT_SERVER = frozenset(
     }
 )
 """Client modules that exist to work with server objects; loaded only on first use."""
-
-
-def _modules(root: Path = ROOT) -> dict[str, tuple[Path, bool]]:
-    found: dict[str, tuple[Path, bool]] = {}
-    for path in sorted(root.rglob("*.py")):
-        parts = list(path.relative_to(root.parent).with_suffix("").parts)
-        is_package = parts[-1] == "__init__"
-        if is_package:
-            parts.pop()
-        found[".".join(parts)] = (path, is_package)
-    return found
 
 
 def _is_type_checking(node: ast.If) -> bool:
@@ -95,56 +83,20 @@ def _imported(name: str, path: Path, is_package: bool, modules: Mapping[str, obj
 
 def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
     """Module -> the a2a_core modules importing it runs (see the module doc for the rules)."""
-    modules = _modules(root)
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, (path, is_package) in modules.items():
-        for target in _imported(name, path, is_package, modules):
+    found = modules(root)
+    graph: dict[str, set[str]] = {name: set() for name in found}
+    for name, (path, is_package) in found.items():
+        for target in _imported(name, path, is_package, found):
             parts = target.split(".")
             for end in range(1, len(parts) + 1):
                 node = ".".join(parts[:end])
-                if node not in modules or node == name:
+                if node not in found or node == name:
                     continue
                 own_ancestor = f"{name}.".startswith(f"{node}.")
                 if own_ancestor and node != target:
                     continue
                 graph[name].add(node)
     return graph
-
-
-def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components with more than one module (Tarjan), sorted."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for succ in sorted(graph.get(node, ())):
-            if succ not in index:
-                visit(succ)
-                low[node] = min(low[node], low[succ])
-            elif succ in on_stack:
-                low[node] = min(low[node], index[succ])
-        if low[node] == index[node]:
-            component: list[str] = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(sorted(component))
-
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return sorted(found)
 
 
 def _describe(graph: Mapping[str, set[str]], component: list[str]) -> str:
@@ -188,10 +140,10 @@ def test_the_client_does_not_import_the_server() -> None:
         if name.startswith("a2a_core.client") and name not in CLIENT_MAY_IMPORT_SERVER
     }
     assert {k: v for k, v in offenders.items() if v} == {}
-    for name in _modules():
+    for name in modules():
         if not name.startswith("a2a_core.client") or name in CLIENT_MAY_IMPORT_SERVER:
             continue
-        source = _modules()[name][0].read_text(encoding="utf-8")
+        source = modules()[name][0].read_text(encoding="utf-8")
         assert "server." not in "".join(
             line for line in source.splitlines() if line.lstrip().startswith(("from ", "import "))
         ), f"{name} imports the server (even if only for type checking)"

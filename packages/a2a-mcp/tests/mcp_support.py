@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +77,18 @@ async def _wait_listening(port: int, proc: subprocess.Popen[bytes], log: Any) ->
     raise AssertionError("a2a mcp --http did not start listening")
 
 
+@contextlib.contextmanager
+def _noting_output(log: Any) -> Iterator[None]:
+    """A failure inside a session carries what the bridge printed (it is a subprocess)."""
+    try:
+        yield
+    except BaseException as exc:
+        log.flush()
+        log.seek(0)
+        exc.add_note(f"a2a mcp printed:\n{log.read()[-4000:] or '(nothing)'}")
+        raise
+
+
 @contextlib.asynccontextmanager
 async def bridge_session(
     transport: str,
@@ -93,7 +105,7 @@ async def bridge_session(
         "logging_callback": seen.on_log,
         "message_handler": seen.on_message,
     }
-    with tempfile.TemporaryFile("w+") as log:
+    with tempfile.TemporaryFile("w+") as log, _noting_output(log):
         if transport == "stdio":
             cmd = command(urls, *extra)
             params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=_env())

@@ -139,12 +139,15 @@ async def test_an_mcp_cancellation_cancels_the_a2a_task(transport: str) -> None:
 
     async with served(agent, slow_card()) as url, bridge_session(transport, [url]) as mcp:
         failure: list[BaseException] = []
+        answered = anyio.Event()
 
         async def call() -> None:
             try:
                 await mcp.call_tool("Slow_slow", {"text": "go"}, progress_callback=on_progress)
             except Exception as exc:  # the SDK answers a cancelled request with an error
                 failure.append(exc)
+            finally:
+                answered.set()
 
         async with anyio.create_task_group() as group:
             group.start_soon(call)
@@ -160,6 +163,12 @@ async def test_an_mcp_cancellation_cancels_the_a2a_task(transport: str) -> None:
             )
             with anyio.fail_after(20):
                 await agent.stopped.wait()
+            # Let the call take the answer to the cancelled request: cancelling the call
+            # while that answer comes in ends the MCP client's session (the SDK client's
+            # receive loop finds the call's response stream closed). An SDK that sends no
+            # answer to a cancelled request leaves the call waiting: then it is cancelled.
+            with anyio.move_on_after(10):
+                await answered.wait()
             group.cancel_scope.cancel()
         async with await A2AClient.connect(url) as a2a:
             task = await a2a.get_task(agent.canceled[0])

@@ -3,7 +3,7 @@
 A one-task crew with ``stream=True`` over a slow scripted model (a word every
 0.3 s, the first after a 2 s think), served on two instances sharing a Redis
 or PostgreSQL store: the streaming client on A, a subscriber on A and one on B
-each get every word within 50 ms of the model producing it (before, each word
+each get every word within 150 ms of the model producing it (before, each word
 waited for the next). The stored task holds the whole answer; every stream
 ends with one update carrying all of it.
 """
@@ -25,7 +25,9 @@ from pydantic import PrivateAttr
 
 pytestmark = pytest.mark.timeout(60)
 
-BOUND = 0.050
+BOUND = 0.150
+"""How late a word may reach a reader (seconds after the model made it): half the
+0.3 s a word waited for the next before, with room for a loaded two-core box."""
 WORDS = ["Flights ", "to ", "Rome: ", "three."]
 ANSWER = "".join(WORDS)
 

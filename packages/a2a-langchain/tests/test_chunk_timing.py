@@ -2,7 +2,7 @@
 
 ``prompt | slow streaming chat model | parser`` on two instances sharing a Redis
 or PostgreSQL store: the streaming client on A, a subscriber on A and one on B
-each get every token within 50 ms of the model producing it (before, each
+each get every token within 150 ms of the model producing it (before, each
 token waited for the next one, a full model step). The stored task holds the
 whole answer; every stream ends with one update carrying all of it.
 """
@@ -27,7 +27,9 @@ from pydantic import ConfigDict
 
 pytestmark = pytest.mark.timeout(60)
 
-BOUND = 0.050
+BOUND = 0.150
+"""How late a token may reach a reader (seconds after the model made it): half the
+0.3 s a token waited for the next before, with room for a loaded two-core box."""
 TOKENS = ["The ", "tallest ", "is ", "Everest."]
 GAP = 0.3
 

@@ -3,7 +3,7 @@
 Two instances on one Redis or PostgreSQL store (real sockets on 127.0.0.1), an
 async generator agent on A that says "Searching flights...", works 2 s, then
 says what it found: the streaming client on A, a subscriber on A and one on B
-each get every chunk within 50 ms of its yield (before, each waited for the
+each get every chunk within 250 ms of its yield (before, each waited for the
 next yield: the first line arrived 2 s late). The stored task holds the whole
 answer, and every stream ends the artifact with one update carrying all of it
 (``lastChunk``).
@@ -22,8 +22,9 @@ from store_support import POSTGRES_URL, REDIS_URL
 
 pytestmark = pytest.mark.timeout(60)
 
-BOUND = 0.050
-"""How late a chunk may reach a reader (seconds after the agent yielded it)."""
+BOUND = 0.250
+"""How late a chunk may reach a reader (seconds after the agent yielded it): far below
+the 2 s a chunk waited for the next one before, with room for a loaded two-core box."""
 GAP = 2.0
 CHUNKS = ["Searching flights...", " found 3.", " Cheapest: 120 EUR."]
 

@@ -411,8 +411,9 @@ class _Statements:
         self.evict = (
             f"WITH excess AS (SELECT COALESCE((SELECT n FROM {counts} WHERE owner = '{EVERYONE}'"
             f" AND kind = '{ALL}' AND key = ''), 0) - %s AS n),"
-            f" gone AS (DELETE FROM {t} WHERE id IN (SELECT id FROM {t} WHERE terminal"
-            " ORDER BY seq LIMIT LEAST(GREATEST((SELECT n FROM excess), 0), %s)) RETURNING 1)"
+            # = ANY(ARRAY(...)): ids looked up one by one, never a hash join over the table.
+            f" gone AS (DELETE FROM {t} WHERE id = ANY(ARRAY(SELECT id FROM {t} WHERE terminal"
+            " ORDER BY seq LIMIT LEAST(GREATEST((SELECT n FROM excess), 0), %s))) RETURNING 1)"
             " SELECT (SELECT n FROM excess), (SELECT count(*) FROM gone)"
         )
         self.get = f"SELECT version, body FROM {t} WHERE id = %s AND owner = %s"

@@ -38,8 +38,9 @@ __all__ = ["SqliteTaskStore"]
 
 SCHEMA_VERSION = 2  # 2: task counts kept by triggers (``sql_counts``)
 _TRIM_EVERY = 64  # idempotency records are trimmed to max_sends every this many sends
-EVICT_BATCH = 500
-"""The most tasks one call on the worker evicts: calls queued meanwhile run between batches."""
+EVICT_BATCH = 100
+"""The most tasks one call on the worker evicts: calls queued meanwhile run between batches
+(a hundred deletes, with their index and WAL writes, take a few milliseconds)."""
 
 # sort_ts is the first half of ``base.sort_key``: minus the status time (0 when
 # undated), so ascending (sort_ts, id) is "newest status first, ties by id",

@@ -4,12 +4,13 @@
         [--label before|after] [--sizes 10000,100000] [--backends sqlite,postgresql,redis]
         [--no-http]
 
-Each backend is filled with N finished tasks (1,000 contexts, one task in ten
-failed, one status time each), written in bulk through the store's own row
-encoding (sqlite, PostgreSQL) or its own create script (Redis), then asked,
-through the ``TaskStore`` API:
+Each backend is filled with N finished tasks (1,000 contexts, or N/100 below
+10^5 so a context's page is full; one task in ten failed, one status time
+each), written in bulk through the store's own row encoding (sqlite,
+PostgreSQL) or its own create script (Redis), then asked, through the
+``TaskStore`` API:
 
-- ListTasks pages of 50: the first, a context's (a random one of 1,000), a state's
+- ListTasks pages of 50: the first, a random context's, a state's
   (failed: a tenth of the tasks), and a deep one (its token points at 90 % of the
   list: the token the walk would have handed back there, made with ``encode_cursor``);
 - GetTask of a random task;
@@ -61,6 +62,7 @@ PART = "stored"
 SIZES = (10_000, 100_000, 1_000_000)
 BACKENDS = ("sqlite", "postgresql", "redis")
 CONTEXTS = 1_000
+"""Contexts at 10^5 tasks and above; fewer below, so that a context's page is always full."""
 PAGE = 50
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PG_URL = os.environ.get("SCALE_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -70,11 +72,16 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 # -- the tasks ------------------------------------------------------------------------------
-def make_task(i: int) -> Task:
+def contexts_for(n: int) -> int:
+    """1,000 contexts, or fewer so that each holds at least 100 tasks (two full pages)."""
+    return max(1, min(CONTEXTS, n // 100))
+
+
+def make_task(i: int, contexts: int = CONTEXTS) -> Task:
     """Task ``i``: status time T0 + i ms (so task N-1 is the newest), a user message and
     an artifact (about 500 bytes of JSON)."""
     state = TaskState.FAILED if i % 10 == 0 else TaskState.COMPLETED
-    tid, ctx = f"task-{i:07d}", f"ctx-{i % CONTEXTS:04d}"
+    tid, ctx = f"task-{i:07d}", f"ctx-{i % contexts:04d}"
     text = f"request {i}: summarise the quarterly figures for region {i % 97}"
     return Task(
         id=tid,
@@ -95,7 +102,7 @@ def make_task(i: int) -> Task:
 
 def batches(n: int, size: int = BATCH) -> Iterator[list[Task]]:
     for start in range(0, n, size):
-        yield [make_task(i) for i in range(start, min(n, start + size))]
+        yield [make_task(i, contexts_for(n)) for i in range(start, min(n, start + size))]
 
 
 # -- the backends: open, fill, drop ------------------------------------------------------------
@@ -245,7 +252,7 @@ def deep_token(n: int) -> str:
 
 async def reads(store: TaskStore, n: int, calls: int) -> dict[str, list[float]]:
     rng = random.Random(n)
-    contexts = [f"ctx-{rng.randrange(CONTEXTS):04d}" for _ in range(calls + 1)]
+    contexts = [f"ctx-{rng.randrange(contexts_for(n)):04d}" for _ in range(calls + 1)]
     ids = [f"task-{rng.randrange(n):07d}" for _ in range(calls + 1)]
     token = deep_token(n)
     deep = await store.list(TaskQuery(page_size=PAGE, page_token=token), None)

@@ -11,6 +11,9 @@ under an advisory lock (so instances starting together do not race)::
     a2a_schema   name -> version (refuses a schema written by a newer a2a-core)
     a2a_tasks    id, owner tag, context, state, status time, sort key, terminal,
                  write sequence, version, body (the task's JSON as text)
+    a2a_task_counts  owner tag, kind, key -> n: the tasks of each owner, context and
+                 state, kept by triggers (``sql_counts``: ``total_size`` and
+                 ``max_tasks`` read one row, never count)
     a2a_leases   task id -> owner tag, instance, expiry (running tasks only)
     a2a_sends    send key -> task id, expiry (idempotent SendMessage)
 
@@ -45,6 +48,7 @@ from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
 from .postgres_channel import PostgresTaskChannel, channel_schema
 from .postgres_database import PostgresDatabase
+from .sql_counts import ALL, EVERYONE, postgres_counts_schema
 from .sql_list import list_statements, task_page
 
 if TYPE_CHECKING:
@@ -52,8 +56,10 @@ if TYPE_CHECKING:
 
 __all__ = ["PostgresTaskStore"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: task counts kept by triggers (``sql_counts``)
 _TRIM_EVERY = 256
+EVICT_BATCH = 500
+"""The most tasks one statement evicts: a lowered bound is reached in several."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS {s}.a2a_schema (
@@ -175,13 +181,23 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
     # -- the TaskStore contract ---------------------------------------------------------
     async def create(self, task: Task, owner: str | None) -> StoredTask:
         row = _row(task)
-        async with await self._connection() as conn, conn.transaction():
-            cur = await conn.execute(self._sql.insert, (task.id, _owner_tag(owner), *row))
-            if cur.rowcount != 1:
-                raise ConcurrentUpdateError(f"task {task.id} already exists")
-            if self.max_tasks is not None:
-                await conn.execute(self._sql.evict, (self.max_tasks,))
+        bound = self.max_tasks
+        async with await self._connection() as conn:
+            async with conn.transaction():
+                cur = await conn.execute(self._sql.insert, (task.id, _owner_tag(owner), *row))
+                if cur.rowcount != 1:
+                    raise ConcurrentUpdateError(f"task {task.id} already exists")
+                more = bound is not None and await self._evict(conn, bound)
+            while more and bound is not None:  # far over the bound (it was lowered)
+                more = await self._evict(conn, bound)
         return StoredTask(task, 1, owner)
+
+    async def _evict(self, conn: Any, max_tasks: int) -> bool:
+        """Evict up to ``EVICT_BATCH`` of the least recently updated terminal tasks beyond
+        ``max_tasks`` (the kept count says how many are stored); True when more are due."""
+        cur = await conn.execute(self._sql.evict, (max_tasks, EVICT_BATCH))
+        excess, deleted = await cur.fetchone()
+        return excess > EVICT_BATCH and deleted == EVICT_BATCH
 
     async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
         if _nul(task_id, owner):
@@ -239,7 +255,15 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
             return TaskPage(tasks=[], next_page_token="", total_size=0)
         if query.page_token and _nul(decode_cursor(query.page_token)[1]):
             raise InvalidParamsError("Invalid page token")  # no task id holds NUL here
-        sql = list_statements(query, table=self._sql.tasks, owner=_owner_tag(owner), mark="%s")
+        tag = _owner_tag(owner)
+        sql = list_statements(
+            query,
+            table=self._sql.tasks,
+            counts=self._sql.counts,
+            owner=tag,
+            owner_tag=tag,
+            mark="%s",
+        )
         async with await self._connection() as conn, conn.transaction():
             # REPEATABLE READ: the count and the page see one snapshot.
             await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
@@ -348,16 +372,22 @@ class PostgresTaskStore(TaskStore, TaskLeases, SentMessages):
                 await conn.execute(channel_schema(s))  # one script: its function holds ";"
                 cur = await conn.execute(f"SELECT version FROM {s}.a2a_schema WHERE name = 'tasks'")
                 found = await cur.fetchone()
-                if found is None:
-                    await conn.execute(
-                        f"INSERT INTO {s}.a2a_schema VALUES ('tasks', %s)", (SCHEMA_VERSION,)
-                    )
-                elif found[0] > SCHEMA_VERSION:
+                if found is not None and found[0] > SCHEMA_VERSION:
                     raise RuntimeError(
                         f"the task tables in schema {self.schema!r} have schema version "
                         f"{found[0]}; this a2a-core reads up to {SCHEMA_VERSION} "
                         "(upgrade a2a-adapters-core)"
                     )
+                if found is None or found[0] < 2:  # the kept counts, counted once
+                    script, recount = postgres_counts_schema(s)
+                    await conn.execute(script)
+                    for statement in recount:
+                        await conn.execute(statement)
+                await conn.execute(
+                    f"INSERT INTO {s}.a2a_schema VALUES ('tasks', %s)"
+                    " ON CONFLICT (name) DO UPDATE SET version = EXCLUDED.version",
+                    (SCHEMA_VERSION,),
+                )
         finally:
             await conn.close()
 
@@ -368,6 +398,7 @@ class _Statements:
     def __init__(self, schema: str) -> None:
         self.schema = schema
         t = self.tasks = f"{schema}.a2a_tasks"
+        counts = self.counts = f"{schema}.a2a_task_counts"
         leases = f"{schema}.a2a_leases"
         sends = f"{schema}.a2a_sends"
         seq = f"nextval('{schema}.a2a_tasks_seq')"
@@ -376,9 +407,14 @@ class _Statements:
             f" seq, version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, {seq}, 1)"
             " ON CONFLICT (id) DO NOTHING"
         )
+        # (tasks beyond the bound, tasks evicted): at most a batch, oldest write first.
         self.evict = (
-            f"DELETE FROM {t} WHERE id IN (SELECT id FROM {t} WHERE terminal ORDER BY seq"
-            f" LIMIT GREATEST((SELECT count(*) FROM {t}) - %s, 0))"
+            f"WITH excess AS (SELECT COALESCE((SELECT n FROM {counts} WHERE owner = '{EVERYONE}'"
+            f" AND kind = '{ALL}' AND key = ''), 0) - %s AS n),"
+            # = ANY(ARRAY(...)): ids looked up one by one, never a hash join over the table.
+            f" gone AS (DELETE FROM {t} WHERE id = ANY(ARRAY(SELECT id FROM {t} WHERE terminal"
+            " ORDER BY seq LIMIT LEAST(GREATEST((SELECT n FROM excess), 0), %s))) RETURNING 1)"
+            " SELECT (SELECT n FROM excess), (SELECT count(*) FROM gone)"
         )
         self.get = f"SELECT version, body FROM {t} WHERE id = %s AND owner = %s"
         self.update = (

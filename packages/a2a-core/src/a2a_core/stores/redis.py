@@ -68,6 +68,8 @@ if TYPE_CHECKING:
 __all__ = ["RedisTaskStore"]
 
 _BATCH = 256
+EVICT_BATCH = 500
+"""The most tasks one script evicts (a script holds up every client of the server)."""
 
 # Removes the task whose hash is KEYS[1] (or the key in `key`) from every index it is in.
 _UNINDEX = """
@@ -82,11 +84,28 @@ local function unindex(key, id, terminal, count)
 end
 """
 
+# Evicts up to `batch` of the least recently written terminal tasks beyond `max` (0: none);
+# returns 1 when more are due. A script blocks every client of the server while it runs,
+# so a bound far below the count (lowered) is reached a batch per script.
+_EVICT_SOME = """
+local function evict(terminal, count, max, batch, prefix)
+  if max <= 0 then return 0 end
+  local excess = tonumber(redis.call('GET', count) or '0') - max
+  if excess <= 0 then return 0 end
+  local ids = redis.call('ZRANGE', terminal, 0, math.min(excess, batch) - 1)
+  for _, id in ipairs(ids) do unindex(prefix .. id, id, terminal, count) end
+  if excess > batch and #ids == batch then return 1 end
+  return 0
+end
+"""
+
 # KEYS: task, owner set, ctx set, state set, terminal, seq, count.
 # ARGV: id, owner tag, body, ctx, state, ts, score, terminal (0/1), max_tasks (0: none),
-#       task key prefix.
+#       task key prefix, eviction batch. Returns 0 when the task exists, 1 once created,
+#       2 once created with more evictions due (``_EVICT``).
 _CREATE = (
     _UNINDEX
+    + _EVICT_SOME
     + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local seq = redis.call('INCR', KEYS[6])
@@ -95,14 +114,18 @@ redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'version', 1, 'body', ARGV[3],
            'kowner', KEYS[2], 'kctx', KEYS[3], 'kstate', KEYS[4])
 for i = 2, 4 do redis.call('ZADD', KEYS[i], ARGV[7], ARGV[1]) end
 if ARGV[8] == '1' then redis.call('ZADD', KEYS[5], seq, ARGV[1]) end
-local count = redis.call('INCR', KEYS[7])
-local max = tonumber(ARGV[9])
-if max > 0 and count > max then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[5], 0, count - max - 1)) do
-    unindex(ARGV[10] .. id, id, KEYS[5], KEYS[7])
-  end
-end
-return 1
+redis.call('INCR', KEYS[7])
+return 1 + evict(KEYS[5], KEYS[7], tonumber(ARGV[9]), tonumber(ARGV[11]), ARGV[10])
+"""
+)
+
+# KEYS: terminal, count. ARGV: max_tasks, eviction batch, task key prefix.
+# Returns 1 when more evictions are due.
+_EVICT = (
+    _UNINDEX
+    + _EVICT_SOME
+    + """
+return evict(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3])
 """
 )
 
@@ -315,9 +338,16 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
     async def create(self, task: Task, owner: str | None) -> StoredTask:
         p = self.prefix
         keys = [*self._index_keys(task, owner), f"{p}:terminal", f"{p}:seq", f"{p}:count"]
-        args = [task.id, _owner_tag(owner), *_fields(task), self.max_tasks or 0, f"{p}:task:"]
-        if await self.connection.script("create", _CREATE, keys, args) == 0:
+        bound, prefix = self.max_tasks or 0, f"{p}:task:"
+        args = [task.id, _owner_tag(owner), *_fields(task), bound, prefix, EVICT_BATCH]
+        created = await self.connection.script("create", _CREATE, keys, args)
+        if created == 0:
             raise ConcurrentUpdateError(f"task {task.id} already exists")
+        more = created == 2
+        while more:  # far over the bound (it was lowered): a batch per script
+            keys = [f"{p}:terminal", f"{p}:count"]
+            args = [bound, EVICT_BATCH, prefix]
+            more = await self.connection.script("evict", _EVICT, keys, args) == 1
         return StoredTask(task, 1, owner)
 
     async def get(self, task_id: str, owner: str | None) -> StoredTask | None:

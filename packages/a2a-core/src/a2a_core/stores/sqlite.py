@@ -27,6 +27,7 @@ from ..contracts.task_store import (
 )
 from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
+from .sql_counts import ALL, EVERYONE, sqlite_counts_schema
 from .sql_list import list_statements, task_page
 from .sqlite_worker import SqliteWorker
 
@@ -35,8 +36,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SqliteTaskStore"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: task counts kept by triggers (``sql_counts``)
 _TRIM_EVERY = 64  # idempotency records are trimmed to max_sends every this many sends
+EVICT_BATCH = 100
+"""The most tasks one call on the worker evicts: calls queued meanwhile run between batches
+(a hundred deletes, with their index and WAL writes, take a few milliseconds)."""
 
 # sort_ts is the first half of ``base.sort_key``: minus the status time (0 when
 # undated), so ascending (sort_ts, id) is "newest status first, ties by id",
@@ -63,6 +67,7 @@ CREATE INDEX IF NOT EXISTS a2a_tasks_by_owner ON a2a_tasks (owner, sort_ts, id);
 CREATE INDEX IF NOT EXISTS a2a_tasks_by_context ON a2a_tasks (owner, context_id, sort_ts, id);
 CREATE INDEX IF NOT EXISTS a2a_tasks_by_state ON a2a_tasks (owner, state, sort_ts, id);
 CREATE INDEX IF NOT EXISTS a2a_tasks_by_seq ON a2a_tasks (seq);
+CREATE INDEX IF NOT EXISTS a2a_tasks_terminal_by_seq ON a2a_tasks (seq) WHERE terminal = 1;
 CREATE TABLE IF NOT EXISTS a2a_leases (
     task_id TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
@@ -95,7 +100,9 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
 
     ``max_tasks`` (default: unbounded) bounds the table: past it, the least
     recently updated terminal tasks are evicted on ``create``, as in
-    ``MemoryTaskStore``; active and paused tasks never are. ``busy_timeout``
+    ``MemoryTaskStore``; active and paused tasks never are. A bound far below
+    the count is reached ``EVICT_BATCH`` tasks per call on the worker, so
+    other calls run in between. Counts are kept by triggers (``sql_counts``). ``busy_timeout``
     is how long a write waits for another process holding the file's lock.
     Nothing touches the disk before the first call (the file and table are
     created then).
@@ -145,17 +152,24 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
     async def create(self, task: Task, owner: str | None) -> StoredTask:
         row = _row(task)
         version = 1
+        bound = self.max_tasks
 
-        def insert(conn: sqlite3.Connection) -> None:
+        def insert(conn: sqlite3.Connection) -> bool:
             with _transaction(conn):
                 try:
                     conn.execute(_INSERT, (task.id, owner, *row, version))
                 except sqlite3.IntegrityError:
                     raise ConcurrentUpdateError(f"task {task.id} already exists") from None
-                if self.max_tasks is not None:
-                    _evict(conn, self.max_tasks)
+                return bound is not None and _evict(conn, bound)
 
-        await self.worker.run(insert)
+        def evict(conn: sqlite3.Connection) -> bool:
+            assert bound is not None
+            with _transaction(conn):
+                return _evict(conn, bound)
+
+        more = await self.worker.run(insert)
+        while more:  # far over the bound (it was lowered): a batch per call on the worker
+            more = await self.worker.run(evict)
         return StoredTask(task, version, owner)
 
     async def get(self, task_id: str, owner: str | None) -> StoredTask | None:
@@ -210,7 +224,14 @@ class SqliteTaskStore(TaskStore, TaskLeases, SentMessages):
         return await self.worker.run(remove)
 
     async def list(self, query: TaskQuery, owner: str | None) -> TaskPage:
-        sql = list_statements(query, table="a2a_tasks", owner=owner, owner_op="IS")
+        sql = list_statements(
+            query,
+            table="a2a_tasks",
+            counts="a2a_task_counts",
+            owner=owner,
+            owner_tag=_owner_tag(owner),
+            owner_op="IS",
+        )
 
         def select(conn: sqlite3.Connection) -> tuple[int, list[str]]:
             with _transaction(conn, "BEGIN"):  # one snapshot for the count and the page
@@ -355,19 +376,22 @@ class _transaction:
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
-    """Create the tables on first use; refuse a file written by a newer schema."""
+    """Create the tables on first use, or bring a version 1 file up to 2 (the kept counts,
+    counted once from its tasks); refuse a file written by a newer schema."""
     with _transaction(conn):
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
         found = conn.execute("SELECT version FROM a2a_schema WHERE name = 'tasks'").fetchone()
-        if found is None:
-            conn.execute("INSERT INTO a2a_schema VALUES ('tasks', ?)", (SCHEMA_VERSION,))
-        elif found[0] > SCHEMA_VERSION:
+        if found is not None and found[0] > SCHEMA_VERSION:
             raise RuntimeError(
                 f"the task table has schema version {found[0]}; this a2a-core reads up to "
                 f"{SCHEMA_VERSION} (upgrade a2a-adapters-core)"
             )
+        if found is None or found[0] < 2:
+            for statement in sqlite_counts_schema():
+                conn.execute(statement)
+        conn.execute("INSERT OR REPLACE INTO a2a_schema VALUES ('tasks', ?)", (SCHEMA_VERSION,))
 
 
 def _row(task: Task) -> tuple[str, str, float | None, float, int, str]:
@@ -392,12 +416,21 @@ def _owner_of(tag: str) -> str | None:
     return None if tag == "-" else tag[1:]
 
 
-def _evict(conn: sqlite3.Connection, max_tasks: int) -> None:
-    """Delete the least recently updated terminal tasks beyond ``max_tasks``."""
-    (count,) = conn.execute("SELECT COUNT(*) FROM a2a_tasks").fetchone()
-    if count > max_tasks:
-        conn.execute(
-            "DELETE FROM a2a_tasks WHERE id IN"
-            " (SELECT id FROM a2a_tasks WHERE terminal = 1 ORDER BY seq LIMIT ?)",
-            (count - max_tasks,),
-        )
+def _evict(conn: sqlite3.Connection, max_tasks: int) -> bool:
+    """Delete up to ``EVICT_BATCH`` of the least recently updated terminal tasks beyond
+    ``max_tasks`` (the kept count says how many are stored); True when more are due."""
+    (count,) = conn.execute(
+        "SELECT COALESCE((SELECT n FROM a2a_task_counts WHERE owner = ? AND kind = ?"
+        " AND key = ''), 0)",
+        (EVERYONE, ALL),
+    ).fetchone()
+    excess = count - max_tasks
+    if excess <= 0:
+        return False
+    batch = min(excess, EVICT_BATCH)
+    deleted = conn.execute(
+        "DELETE FROM a2a_tasks WHERE id IN"
+        " (SELECT id FROM a2a_tasks WHERE terminal = 1 ORDER BY seq LIMIT ?)",
+        (batch,),
+    ).rowcount
+    return excess > batch and deleted == batch

@@ -64,11 +64,17 @@ def draw(points: list[Point], out: Path) -> list[tuple[str, str, Path]]:
         lines: dict[str, list[Point]] = defaultdict(list)
         for point in group:
             lines[series_name(point)].append(point)
+        colours: dict[tuple[Any, Any], str] = {}
         for name, line in sorted(lines.items()):
             line.sort(key=lambda p: p["n"])
-            style = "--" if "before" in name else "-"
+            kind = (line[0].get("impl"), line[0].get("backend"))  # one colour, before and after
+            colour = colours.setdefault(kind, f"C{len(colours) % 10}")
+            style = "--" if line[0].get("label") == "before" else "-"
             sizes, values = [p["n"] for p in line], [p["value"] for p in line]
-            axes.plot(sizes, values, style, marker="o", label=name)
+            axes.plot(sizes, values, style, color=colour, marker="o", label=name)
+        values = [p["value"] for p in group]
+        if min(values) > 0 and max(values) / min(values) > 30:
+            axes.set_yscale("log")  # a bend of 100x and a flat line on one picture
         targets = {p["target"] for p in group if p.get("target") is not None}
         for target in sorted(targets):
             label = f"target {target:g}"

@@ -139,7 +139,8 @@ async def test_followers_of_many_tasks_wait_in_one_read_on_one_connection(
     from a2a_core.types import TaskState, TaskStatus, TaskStatusUpdateEvent
     from store_support import REDIS_HOST, REDIS_PORT
 
-    store = open_task_store(f"{REDIS_URL}?prefix={redis_prefix}")
+    name = f"followers-{redis_prefix}"  # this store's connections, among other tests' ones
+    store = open_task_store(f"{REDIS_URL}?prefix={redis_prefix}&client_name={name}")
     assert isinstance(store, RedisTaskStore)
     channel = store.event_channel()
     admin = redis.Redis(host=REDIS_HOST, port=REDIS_PORT)
@@ -156,7 +157,11 @@ async def test_followers_of_many_tasks_wait_in_one_read_on_one_connection(
 
         async def blocked_reads() -> int:
             clients = await admin.client_list()
-            return sum(1 for c in clients if c.get("cmd") == "xread" and "b" in c.get("flags", ""))
+            return sum(
+                1
+                for c in clients
+                if c.get("name") == name and c.get("cmd") == "xread" and "b" in c.get("flags", "")
+            )
 
         seen: list[int] = []
         for _ in range(200):  # until every follower waits (the count holds still)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from a2a_core.adapters import open_task_store
 from a2a_core.stores import TaskStore
@@ -118,5 +120,94 @@ async def test_save_and_publish_is_one_round_trip_and_all_or_nothing(
             await channel.save_and_publish(working, "bob", 2, event, 2)
         client = store.connection.client()
         assert await client.xlen(channel.stream_key("t")) == 1
+    finally:
+        await store.aclose()
+
+
+FOLLOWERS = 150
+"""More than a Redis pool's default size (100 connections)."""
+
+
+async def test_followers_of_many_tasks_wait_in_one_read_on_one_connection(
+    redis_prefix: str,
+) -> None:
+    """150 followers (one per task) wait for their next event in one blocked ``XREAD`` on
+    one connection, not one connection each (a pool of 100 ran out past the 100th), and
+    each gets its own task's event."""
+    import redis.asyncio as redis
+    from a2a_core.stores.redis import RedisTaskStore
+    from a2a_core.types import TaskState, TaskStatus, TaskStatusUpdateEvent
+    from store_support import REDIS_HOST, REDIS_PORT
+
+    name = f"followers-{redis_prefix}"  # this store's connections, among other tests' ones
+    store = open_task_store(f"{REDIS_URL}?prefix={redis_prefix}&client_name={name}")
+    assert isinstance(store, RedisTaskStore)
+    channel = store.event_channel()
+    admin = redis.Redis(host=REDIS_HOST, port=REDIS_PORT)
+
+    def working(task_id: str) -> TaskStatusUpdateEvent:
+        return TaskStatusUpdateEvent(
+            task_id=task_id, context_id="c", status=TaskStatus.now(TaskState.WORKING)
+        )
+
+    ids = [f"t{i}" for i in range(FOLLOWERS)]
+    followers = [channel.follow(task_id, 0, 0) for task_id in ids]
+    try:
+        waiting = [asyncio.ensure_future(anext(f)) for f in followers]
+
+        async def blocked_reads() -> int:
+            clients = await admin.client_list()
+            return sum(
+                1
+                for c in clients
+                if c.get("name") == name and c.get("cmd") == "xread" and "b" in c.get("flags", "")
+            )
+
+        seen: list[int] = []
+        for _ in range(200):  # until every follower waits (the count holds still)
+            seen.append(await blocked_reads())
+            if len(seen) >= 10 and seen[-1] > 0 and len(set(seen[-10:])) == 1:
+                break
+            await asyncio.sleep(0.02)
+        assert seen[-1] == 1
+        assert not any(w.done() for w in waiting)
+        await asyncio.gather(*(channel.publish(t, 1, working(t), 0) for t in ids))
+        got = await asyncio.wait_for(asyncio.gather(*waiting), 20)
+        assert [(event_id, getattr(event, "task_id", None)) for event_id, event in got] == [
+            (1, t) for t in ids
+        ]
+    finally:
+        for f in followers:
+            await f.aclose()  # type: ignore[attr-defined]
+        await store.aclose()
+        await admin.aclose()
+
+
+async def test_many_tasks_publishing_at_once_wait_for_a_connection_instead_of_failing(
+    redis_prefix: str,
+) -> None:
+    """150 events published at once from one store (more than its pool's connections):
+    each waits for a free connection and is added, none fails with "Too many connections"."""
+    from a2a_core.stores.redis import RedisTaskStore
+    from a2a_core.types import TaskState, TaskStatus, TaskStatusUpdateEvent
+
+    store = open_task_store(f"{REDIS_URL}?prefix={redis_prefix}")
+    assert isinstance(store, RedisTaskStore)
+    assert store.connection.client().connection_pool.max_connections < FOLLOWERS
+    channel = store.event_channel()
+    status = TaskStatus.now(TaskState.WORKING)
+    try:
+        added = await asyncio.gather(
+            *(
+                channel.publish(
+                    f"t{i}",
+                    1,
+                    TaskStatusUpdateEvent(task_id=f"t{i}", context_id="c", status=status),
+                    0,
+                )
+                for i in range(FOLLOWERS)
+            )
+        )
+        assert added == [True] * FOLLOWERS
     finally:
         await store.aclose()

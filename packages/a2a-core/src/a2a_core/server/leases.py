@@ -215,21 +215,40 @@ class LeaseKeeper:
             self._on_lost(lost, began)
 
     async def sweep(self, *, previous_lives: bool = False) -> int:
-        """Settle tasks whose lease expired; ``previous_lives``: every other instance's too."""
+        """Settle tasks whose lease expired; ``previous_lives``: every other instance's too.
+
+        Reads the expired leases ``_SWEEP_BATCH`` at a time until none is left to try,
+        so the orphans of a dead instance are all settled in this sweep, however many
+        it ran: not one batch per ``sweep_seconds``. A lease tried once (taken, or found
+        renewed or taken by another sweeper) is not tried again in the same sweep.
+        """
         now = time.time()
         horizon = float("inf") if previous_lives else now
         local = set(self._active())
+        tried: set[str] = set()
         settled = 0
-        for lease in await self.leases.expired_leases(horizon, _SWEEP_BATCH):
-            if lease.instance == self.instance and (previous_lives or lease.task_id in local):
-                # Ours and alive: the next renewal extends it. At startup every lease of this
-                # instance id is a run of this process (one may still be taking its lease).
-                continue
-            if lease.settler == self.instance and lease.expires_at > now:
-                continue  # this process is settling it (a message to the orphan, at startup)
-            if await self.settle(lease, horizon):
-                settled += 1
-        return settled
+        while True:
+            batch = await self.leases.expired_leases(horizon, _SWEEP_BATCH)
+            due = [
+                lease
+                for lease in batch
+                if lease.task_id not in tried and self._orphaned(lease, local, now, previous_lives)
+            ]
+            for lease in due:
+                tried.add(lease.task_id)
+                if await self.settle(lease, horizon):
+                    settled += 1
+            if len(batch) < _SWEEP_BATCH or not due:
+                return settled
+
+    def _orphaned(self, lease: Lease, local: set[str], now: float, previous_lives: bool) -> bool:
+        """Whether an expired lease is an orphan's for this sweep to settle."""
+        if lease.instance == self.instance and (previous_lives or lease.task_id in local):
+            # Ours and alive: the next renewal extends it. At startup every lease of this
+            # instance id is a run of this process (one may still be taking its lease).
+            return False
+        # A lease this process is settling (a message to the orphan, at startup) is left.
+        return not (lease.settler == self.instance and lease.expires_at > now)
 
     async def settle(self, lease: Lease, now: float | None = None) -> bool:
         """Take an expired lease and fail its task; True if this call settled a task.

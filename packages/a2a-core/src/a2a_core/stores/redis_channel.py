@@ -26,12 +26,13 @@ whether anything older it needs was trimmed (then ``EventsLost``), and any
 later entry's ``p`` above the entry read before it marks a hole (the events
 before it are delivered, then ``EventsLost``). A missing
 stream with the caller's version above ``after`` means the events expired.
-Then it waits with ``XREAD BLOCK`` (a connection per follower, re-armed
-every ``block_ms``).
+Then it waits for newer entries: every follower of the instance waits in one
+``XREAD BLOCK`` over all the streams followed, on one connection, re-armed every
+``block_ms`` (``StreamWaits``), so connections do not grow with followers.
 
 The channel owns the timeouts of its waiting reads, whatever the URL (or a
-client passed in) says about ``socket_timeout``: followers wait on a pool of
-their own, made with the same connection settings but a socket read timeout of
+client passed in) says about ``socket_timeout``: the followers' read runs on a
+pool of its own, made with the same connection settings but a socket read timeout of
 ``block_ms`` plus ``READ_GRACE_SECONDS``, so a quiet stream is never cut by the
 client while Redis holds the read; a read that still times out (a slow Redis)
 is re-armed, never taken for the end of the stream. The control subscription
@@ -71,15 +72,14 @@ from ..types import (
     TaskStatusUpdateEvent,
 )
 from .redis_connection import RedisConnection
+from .redis_waits import StreamWaits, Watch
 
 __all__ = ["RedisPushConfigStore", "RedisTaskChannel", "SaveAndThen"]
 
 logger = logging.getLogger("a2a_core.stores.redis")
 
 READ_GRACE_SECONDS = 5.0
-"""How much longer than ``block_ms`` a follower's socket waits for Redis's answer."""
-_RETRY_PAUSE = 0.5
-"""Seconds between a follower's read that timed out and the next."""
+"""How much longer than ``block_ms`` the followers' socket waits for Redis's answer."""
 
 # publish(stream, id ms, id seq (0 event, 1 end mark), kind, body, previous hint ("" none),
 #         maxlen, ttl seconds): 1 when added, 0 when not above the last entry.
@@ -175,11 +175,6 @@ def _field(fields: Any, name: str) -> str:
     return "" if value is None else _text(value)
 
 
-def _read_timeout() -> type[Exception]:
-    """redis-py's read timeout error (not the built-in ``TimeoutError``)."""
-    return importlib.import_module("redis.exceptions").TimeoutError
-
-
 def _ms(entry_id: str) -> int:
     return int(entry_id.partition("-")[0])
 
@@ -232,10 +227,18 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
         self._reader: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._push: RedisPushConfigStore | None = None
+        self._waits: StreamWaits | None = None
 
     @property
     def shared(self) -> bool:
         return True
+
+    @property
+    def waits(self) -> StreamWaits:
+        """The one read every follower of this channel waits in."""
+        if self._waits is None:
+            self._waits = StreamWaits(self.waiting_client, self._client, self.block_ms)
+        return self._waits
 
     def _client(self) -> Any:
         return self.connection.client()
@@ -396,6 +399,9 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
         return self._push
 
     async def aclose(self) -> None:
+        waits, self._waits = self._waits, None
+        if waits is not None:
+            await waits.aclose()
         reader, self._reader = self._reader, None
         if reader is not None:
             reader.cancel()
@@ -438,6 +444,7 @@ class _Follower:
         self._last: str | None = None  # the last entry id read
         self._items: deque[ChannelItem] = deque()
         self._hole = False  # an entry's previous event was never published: stop there
+        self._watch: tuple[StreamWaits, Watch] | None = None  # its place in the shared read
 
     def __aiter__(self) -> _Follower:
         return self
@@ -487,16 +494,11 @@ class _Follower:
         return self._hole
 
     async def _wait(self) -> None:
-        client = self._channel.waiting_client()
-        try:
-            found = await client.xread({self._key: self._last}, block=self._channel.block_ms)
-        except _read_timeout() as exc:
-            # Redis held the read past the grace: slow, not the stream's end. Re-armed.
-            logger.warning("waiting for events of %s timed out (%s); waiting again", self._key, exc)
-            await asyncio.sleep(_RETRY_PAUSE)  # a connect that times out at once: no spinning
-            return
-        for _, rows in found or ():
-            self._take(rows)
+        if self._watch is None:
+            waits = self._channel.waits
+            self._watch = waits, waits.watch(self._key, self._last or f"{self._after}-1")
+        waits, watch = self._watch
+        self._take(await waits.next_rows(watch))
 
     def _take(self, rows: list[Any]) -> None:
         for entry_id, fields in rows:
@@ -519,6 +521,9 @@ class _Follower:
 
     async def aclose(self) -> None:
         self._items.clear()
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch[0].unwatch(watch[1])
 
 
 class RedisPushConfigStore(PushConfigStore):

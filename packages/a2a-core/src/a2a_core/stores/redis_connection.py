@@ -10,9 +10,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["EXTRA_HINT", "RedisConnection"]
+__all__ = ["EXTRA_HINT", "MAX_CONNECTIONS", "POOL_TIMEOUT_SECONDS", "RedisConnection"]
 
 EXTRA_HINT = "pip install 'a2a-adapters-core[redis]'"
+MAX_CONNECTIONS = 100
+"""Connections a store made from a URL opens at most (its followers wait on one of them)."""
+POOL_TIMEOUT_SECONDS = 20.0
+"""How long a call waits for a free connection before it fails."""
 
 
 def _import_redis() -> Any:
@@ -36,6 +40,7 @@ class RedisConnection:
         self.prefix = prefix
         """Every key of the deployment starts with ``<prefix>:``."""
         self._client: Any = client
+        self._pool: Any = None
         self._owns_client = client is None
         self._scripts: dict[str, Any] = {}
         self._name = name
@@ -51,7 +56,15 @@ class RedisConnection:
         if self._closed:
             raise RuntimeError(f"{self._name} is closed")
         if self._client is None:
-            self._client = self._module.from_url(self.url)
+            # A pool that makes a call wait for a free connection, not fail: many tasks
+            # publishing at once past the pool's size (redis-py's default pool raises
+            # "Too many connections") are slowed down, not lost. ``max_connections`` and
+            # ``timeout`` in the URL's query win over these.
+            pool = self._module.BlockingConnectionPool.from_url(
+                self.url, max_connections=MAX_CONNECTIONS, timeout=POOL_TIMEOUT_SECONDS
+            )
+            self._client = self._module.Redis(connection_pool=pool)
+            self._pool = pool
         return self._client
 
     async def script(self, name: str, source: str, keys: list[str], args: list[Any]) -> Any:
@@ -66,6 +79,9 @@ class RedisConnection:
         """Close the connection pool (unless the client was passed in); idempotent."""
         self._closed = True
         client, self._client = self._client, None
+        pool, self._pool = self._pool, None
         if client is not None and self._owns_client:
             close = getattr(client, "aclose", None) or client.close  # aclose: redis >= 5.0.1
             await close()
+        if pool is not None:
+            await pool.disconnect()

@@ -238,6 +238,40 @@ async def test_a_message_to_an_orphan_settles_it_and_is_refused() -> None:
         await leases.aclose()
 
 
+class CountingLeases(LeasingMemoryStore):
+    """Counts the store calls a sweep makes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    async def expired_leases(self, now: float, limit: int) -> list[Lease]:
+        self.reads += 1
+        return await super().expired_leases(now, limit)
+
+
+async def test_one_sweep_settles_every_orphan_of_a_dead_instance() -> None:
+    """250 orphans (more than a sweep reads at once) are all settled by one sweep, so a
+    dead instance's tasks settle within a sweep period, not one period per hundred."""
+    store = CountingLeases()
+    written = Written()
+    leases: RunLeases[FakeRun] = RunLeases(store, store, "A", CONFIG, written.write_status)
+    now = time.time()
+    ids = [f"orphan-{i:03}" for i in range(250)]
+    for task_id in ids:
+        await store.create(make_task(task_id), None)
+        await store.acquire_lease(task_id, None, "B", now - 1, now - 60)  # B died
+    try:
+        assert await leases.keeper.sweep(previous_lives=False) == 250
+        assert sorted(call[1] for call in written.calls) == ids
+        assert {call[2] for call in written.calls} == {TaskState.FAILED}
+        assert await store.expired_leases(time.time(), 1000) == []
+        assert [task_id for task_id in ids if await store.lease_of(task_id)] == []  # let go
+        assert store.reads <= 4  # 100 at a time, then one read that finds nothing new
+    finally:
+        await leases.aclose()
+
+
 class Working(AgentExecutor):
     """Works until stopped."""
 

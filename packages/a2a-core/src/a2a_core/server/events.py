@@ -93,7 +93,13 @@ class Subscription:
 
     # -- the bus's side -----------------------------------------------------------------
     def deliver(self, event_id: int, event: StreamEvent, encoded: bytes | None) -> None:
-        """Queue one event (the bus calls this in publish order)."""
+        """Queue one event (the bus calls this, or ``put``, in publish order)."""
+        self.put((event_id, event, encoded))
+
+    def put(self, item: Delivered) -> None:
+        """Queue one delivered event as it is: a bus hands every subscription of the task
+        the same tuple, so an event is one object however many read it (objects made per
+        subscriber and event are what a full garbage collection pays for at scale)."""
         if self._finished:
             return
         if len(self._items) >= self._max_pending:
@@ -101,7 +107,7 @@ class Subscription:
             self._error = ServerBusyError("Subscriber fell too far behind; resubscribe")
             self._finished = True
         else:
-            self._items.append((event_id, event, encoded))
+            self._items.append(item)
         self._wake()
 
     def finish(self) -> None:
@@ -111,28 +117,37 @@ class Subscription:
 
     def _wake(self) -> None:
         waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
 
     # -- the reader's side --------------------------------------------------------------
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
         return self
 
     async def __anext__(self) -> StreamEvent:
-        while not self._items:
-            if self._finished:
-                self._bus.unsubscribe(self)
-                error, self._error = self._error, None
-                if error is not None:
-                    raise error
-                raise StopAsyncIteration
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
+        while (waiter := self.waiter()) is not None:
+            await waiter
+        if not self._items:  # finished
+            self._bus.unsubscribe(self)
+            error, self._error = self._error, None
+            if error is not None:
+                raise error
+            raise StopAsyncIteration
         self.event_id, event, self.encoded = self._items.popleft()
         return event
+
+    def waiter(self) -> asyncio.Future[None] | None:
+        """A future done when something is next (an event, the end or an error), or None
+        when something is next now. A reader may await it itself, rather than a coroutine
+        of ``__anext__`` per event, then ``take_ready()`` (or ``__anext__`` at the end)."""
+        if self._items or self._finished:
+            return None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+        return waiter
 
     def take_ready(self) -> StreamEvent | None:
         """The next event if one is waiting, without a coroutine (None: nothing waiting,
@@ -324,8 +339,9 @@ class MemoryEventBus(EventBus):
             ring.add(event_id, event, encoded)
             self._rings.move_to_end(task_id)
         if subs:
+            item = (event_id, event, encoded)  # one tuple for every subscription
             for sub in tuple(subs):
-                sub.deliver(event_id, event, encoded)
+                sub.put(item)
 
     def end(self, task_id: str) -> None:
         for sub in self._subs.pop(task_id, ()):

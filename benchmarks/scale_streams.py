@@ -378,7 +378,7 @@ def measure_idle(settings: h.Settings, impl: h.Impl, n: int) -> list[Point]:
         try:
             ready = client.read(SETUP_SECONDS + 30)
             if ready["errors"] or not ready["ready"]:
-                failure = f"{ready['errors']} of {n} failed: {ready['first_error']}"
+                failure = f"{ready['errors']} of {n} failed: {ready.get('first_error')}"
                 note = ready.get("note") or failure
                 return [Point(case, impl.name, n, None, "KB", 20.0, note)]
             time.sleep(1.0)
@@ -412,7 +412,7 @@ def measure_fanout(settings: h.Settings, impl: h.Impl, n: int, k: int) -> list[P
             client.go()
             ready = client.read(SETUP_SECONDS + 30)
             if ready["errors"] or not ready["ready"]:
-                note = f"{ready['errors']} of {n} subscribers failed: {ready['first_error']}"
+                note = f"{ready['errors']} of {n} subscribers failed: {ready.get('first_error')}"
                 return failed(ready.get("note") or note)
             time.sleep(1.0)
             rss1 = h.rss_kib(server.pid)

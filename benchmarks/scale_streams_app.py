@@ -4,7 +4,8 @@ Each task reports ``working``, then waits to be released (``POST /bench/release`
 JSON ``{"task": "<id>"}`` or ``{"task": "*"}`` for every task waiting now); then it
 emits ``SCALE_K`` events: ``SCALE_K - 1`` artifact updates (the first one's text is
 ``t=<time.monotonic() when it was produced>``, read by the client for the fan-out
-latency) and the final ``completed`` status. ``memory://`` store (the default).
+latency) and the final ``completed`` status. ``memory://`` store (the default);
+up to 20,000 concurrent runs (``max_background_tasks``; the default is 512).
 
     uvicorn --factory benchmarks.scale_streams_app:create_app --port 8001
 """
@@ -16,7 +17,7 @@ import os
 import time
 from typing import Any
 
-from a2a_core.server import A2AService, AgentExecutor, RequestContext, TaskUpdater
+from a2a_core.server import A2AService, AgentExecutor, ManagerConfig, RequestContext, TaskUpdater
 from a2a_core.server.asgi import create_app as create_a2a_app
 
 from benchmarks._scale_release import Releases
@@ -46,7 +47,9 @@ def create_app() -> Any:
     port = int(os.environ.get("ECHO_PORT", "8001"))
     releases = Releases()
     agent = WaitingAgent(releases, int(os.environ.get("SCALE_K", "20")))
-    service = A2AService(agent, build_card(f"http://127.0.0.1:{port}"))
+    # The default bound of concurrent runs (512) is a policy; this bench holds 10,000.
+    config = ManagerConfig(max_background_tasks=20_000)
+    service = A2AService(agent, build_card(f"http://127.0.0.1:{port}"), config=config)
     inner = create_a2a_app(service)
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:

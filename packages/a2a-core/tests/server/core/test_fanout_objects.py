@@ -105,3 +105,27 @@ async def test_subscribe_to_task_reads_the_subscription_itself(
     assert seen == ["TaskArtifactUpdateEvent", "TaskStatusUpdateEvent"]
     assert stream.ends()  # the completed status ends the response in its own write
     assert service.manager.bus.subscriber_count() == 0
+
+
+async def test_a_reader_far_behind_reads_every_event_in_order() -> None:
+    """The subscription's queue lets read events go while more arrive (no event lost,
+    none twice), however far behind its reader is."""
+    bus = MemoryEventBus(replay_events=0)
+    subscription = bus.subscribe("t")
+    events = [_status(TaskState.WORKING) for _ in range(400)]
+    read: list[int] = []
+    for event_id, event in enumerate(events[:300]):
+        bus.publish("t", event, event_id)
+    for _ in range(200):
+        assert subscription.take_ready() is not None
+        read.append(subscription.event_id or 0)
+    assert subscription.pending == 100
+    for event_id, event in enumerate(events[300:], start=300):
+        bus.publish("t", event, event_id)
+    assert subscription.pending == 200
+    while subscription.take_ready() is not None:
+        read.append(subscription.event_id or 0)
+    assert read == list(range(400))
+    assert subscription.pending == 0
+    assert subscription.waiter() is not None  # nothing next: a reader would wait
+    subscription.close()

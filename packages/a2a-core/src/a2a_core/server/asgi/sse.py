@@ -148,6 +148,9 @@ async def _ping(pump: _Pump) -> None:
             await pump.send({"type": "http.response.body", "body": _PING, "more_body": True})
     except Exception:  # the pump notices a dead connection by itself
         logger.debug("SSE keep-alive failed", exc_info=True)
+    finally:
+        if pump.active:
+            pump.ping_task = None  # a finished task is not kept until the next ping
 
 
 async def stream_sse(

@@ -19,7 +19,15 @@ from .events import EventsLost, Subscription
 from .manager import TaskManager
 from .stream import ServerStream
 from .task_state import snapshot
-from .task_stream import StreamItem, TaskStream, event_id_of, nothing, settles, single
+from .task_stream import (
+    StreamItem,
+    TaskStream,
+    event_id_of,
+    nothing,
+    settles,
+    single,
+    then_follow,
+)
 
 __all__ = ["settled", "subscribe"]
 
@@ -67,14 +75,14 @@ async def subscribe(
         except EventsLost:
             pass
         else:
-            replay = _follow(None, subscription, replay_only=terminal)
+            replay = _follow(subscription, replay_only=terminal)
             return TaskStream(replay, subscription)
     subscription = manager.subscribe(request.id, current=version)
     task = snapshot(current)
     if terminal:
         subscription.close()
         return TaskStream(single(version, task), None)
-    return TaskStream(_follow((version, task, None), subscription), subscription)
+    return TaskStream(then_follow((version, task, None)), subscription)
 
 
 async def settled(manager: TaskManager, stored: StoredTask, call: ServerCallContext) -> StoredTask:
@@ -101,14 +109,9 @@ async def settled(manager: TaskManager, stored: StoredTask, call: ServerCallCont
     return stored
 
 
-async def _follow(
-    first: StreamItem | None,
-    subscription: Subscription,
-    replay_only: bool = False,
-) -> AsyncGenerator[StreamItem]:
+async def _follow(subscription: Subscription, replay_only: bool) -> AsyncGenerator[StreamItem]:
+    """Replayed events, then (unless ``replay_only``) live ones until the task settles."""
     try:
-        if first is not None:
-            yield first
         if replay_only and not subscription.pending:
             return
         async for event in subscription:

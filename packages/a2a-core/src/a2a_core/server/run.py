@@ -71,13 +71,17 @@ class _RunLock:
 
     def __init__(self) -> None:
         self._locked = False
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._waiters: deque[asyncio.Future[None]] | None = None
+        """Made by the first waiter: an empty deque is ~600 bytes, and most runs' locks
+        are never contended (one per open stream's run)."""
 
     async def __aenter__(self) -> None:
         if not self._locked:  # no waiters then: a release with waiters hands the lock over
             self._locked = True
             return
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = deque()
         self._waiters.append(waiter)
         try:
             await waiter
@@ -86,7 +90,7 @@ class _RunLock:
                 self.release()  # handed the lock, cancelled before taking it: pass it on
             else:  # still queued, unless a release skipped it already
                 with contextlib.suppress(ValueError):
-                    self._waiters.remove(waiter)
+                    self._waiters.remove(waiter)  # a waiter made it: not None
             raise
 
     async def __aexit__(self, *exc: object) -> None:
@@ -101,7 +105,7 @@ class _RunLock:
 
     def release(self) -> None:
         waiters = self._waiters
-        while waiters:
+        while waiters:  # None (never contended) or empty: free it
             waiter = waiters.popleft()
             if not waiter.done():
                 waiter.set_result(None)  # the lock is its now

@@ -12,7 +12,16 @@ from collections.abc import AsyncGenerator
 from ..types import Message, StreamEvent, Task, TaskStatusUpdateEvent
 from .events import NO_ID, Subscription
 
-__all__ = ["FOLLOW", "StreamItem", "TaskStream", "event_id_of", "nothing", "settles", "single"]
+__all__ = [
+    "FOLLOW",
+    "StreamItem",
+    "TaskStream",
+    "event_id_of",
+    "nothing",
+    "settles",
+    "single",
+    "then_follow",
+]
 
 StreamItem = tuple[int, StreamEvent | None, bytes | None]
 """``(event id, event, its JSON as the bus encoded it)`` as a ``TaskStream``'s source yields it."""
@@ -71,7 +80,13 @@ class TaskStream:
         if subscription is None:  # settled (or, for a source that never follows, over)
             raise StopAsyncIteration
         try:
-            event = await anext(subscription)
+            # The subscription's own future, awaited here: a waiting stream holds no
+            # coroutine of the subscription's, one fewer object per stream and event.
+            while (waiter := subscription.waiter()) is not None:
+                await waiter
+            event = subscription.take_ready()
+            if event is None:  # the end or an error is next: __anext__ raises it
+                event = await anext(subscription)
         except BaseException:
             self._stop()
             raise
@@ -113,6 +128,12 @@ class TaskStream:
 async def single(event_id: int, task: Task) -> AsyncGenerator[StreamItem]:
     """A source of one task snapshot."""
     yield event_id, task, None
+
+
+async def then_follow(first: StreamItem) -> AsyncGenerator[StreamItem]:
+    """A source of one event (a task snapshot), then the subscription's (``FOLLOW``)."""
+    yield first
+    yield FOLLOW, None, None
 
 
 async def nothing() -> AsyncGenerator[StreamItem]:

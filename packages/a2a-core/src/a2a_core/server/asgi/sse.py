@@ -148,6 +148,9 @@ async def _ping(pump: _Pump) -> None:
             await pump.send({"type": "http.response.body", "body": _PING, "more_body": True})
     except Exception:  # the pump notices a dead connection by itself
         logger.debug("SSE keep-alive failed", exc_info=True)
+    finally:
+        if pump.active:
+            pump.ping_task = None  # a finished task is not kept until the next ping
 
 
 async def stream_sse(
@@ -182,11 +185,11 @@ async def stream_sse(
             period = min(periods) / 2 if config.send_timeout is not None else min(periods)
             pump.timer = loop.call_later(period, _tick, pump, config, period)
         error: bytes | None = None
+        frames: list[bytes] = []  # one list, emptied after each write: none kept per wait
         try:
             async for event in events:
                 # This event, then those already waiting (read without a coroutine each):
                 # one write for all of them, up to _BATCH_BYTES.
-                frames: list[bytes] = []
                 size = 0
                 while True:
                     try:
@@ -205,13 +208,15 @@ async def stream_sse(
                     if waiting is None:
                         break
                     event = waiting
+                data = frames[0] if len(frames) == 1 else b"".join(frames)
+                frames.clear()
                 if error is not None:
-                    if frames:
-                        await pump.frame(b"".join(frames))
+                    if data:
+                        await pump.frame(data)
                     break
                 last = events.ends()
                 # The stream's last event: its frame ends the response (one write).
-                await pump.frame(b"".join(frames), last=last)
+                await pump.frame(data, last=last)
                 if last:
                     finished = True
                     break

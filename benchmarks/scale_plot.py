@@ -87,25 +87,30 @@ def draw(points: list[Point], out: Path) -> list[tuple[str, str, Path]]:
         axes.legend(fontsize=7)
         figure.tight_layout()
         path = out / f"{slug(part)}-{slug(case)}.png"
-        figure.savefig(path, dpi=110)
+        figure.savefig(path, dpi=80)
         plt.close(figure)
         drawn.append((part, case, path))
     return drawn
 
 
 def table(points: list[Point]) -> str:
-    """A markdown table: one row per case and series, one column per n."""
+    """Markdown tables, one per part: a row per case and series, a column per n."""
+    parts: dict[str, list[Point]] = defaultdict(list)
+    for point in points:
+        parts[point["part"]].append(point)
+    return "\n\n".join(_part_table(part, group) for part, group in sorted(parts.items()))
+
+
+def _part_table(part: str, points: list[Point]) -> str:
     sizes = sorted({p["n"] for p in points})
-    rows: dict[tuple[str, str, str, str], dict[Any, Any]] = defaultdict(dict)
+    rows: dict[tuple[str, str, str], dict[Any, Any]] = defaultdict(dict)
     for p in points:
-        rows[(p["part"], p["case"], series_name(p), p.get("unit") or "")][p["n"]] = p["value"]
-    head = "| part | case | series | unit | " + " | ".join(f"n={n:,}" for n in sizes) + " |"
-    rule = "|" + "---|" * (4 + len(sizes))
+        rows[(p["case"], series_name(p), p.get("unit") or "")][p["n"]] = p["value"]
+    head = f"| {part}: case | series | unit | " + " | ".join(f"n={n:,}" for n in sizes) + " |"
+    rule = "|" + "---|" * (3 + len(sizes))
     body = [
-        f"| {part} | {case} | {series} | {unit} | "
-        + " | ".join(_cell(values.get(n)) for n in sizes)
-        + " |"
-        for (part, case, series, unit), values in sorted(rows.items())
+        f"| {case} | {series} | {unit} | " + " | ".join(_cell(values.get(n)) for n in sizes) + " |"
+        for (case, series, unit), values in sorted(rows.items())
     ]
     return "\n".join([head, rule, *body])
 
@@ -113,6 +118,8 @@ def table(points: list[Point]) -> str:
 def _cell(value: Any) -> str:
     if value is None:
         return ""
+    if value == 0:
+        return "0"  # not "-0" from a difference of two CPU readings
     return f"{value:,.3g}" if isinstance(value, float) else str(value)
 
 

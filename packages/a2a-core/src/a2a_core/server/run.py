@@ -42,6 +42,7 @@ from .cancellation import CancelledByClient
 from .context import owner_principal
 from .events import NO_ID
 from .executor import AgentExecutor, RequestContext
+from .oneshot import OneShot
 from .task_state import REPEATS_KEY, IllegalTransitionError
 from .updater import TaskUpdater
 from .writers import RunWriter, writer_for
@@ -150,9 +151,9 @@ class TaskRun:
         self.token = context.cancellation
         self.allow_reply = allow_reply
         self.reply: Message | None = None
-        self.settled = asyncio.Event()
+        self.settled = OneShot()
         """Set when the task is terminal or interrupted, the agent replied, or the run ended."""
-        self.done = asyncio.Event()
+        self.done = OneShot()
         """Set when the run has ended."""
         self.handle: asyncio.Task[None] | None = None
         self.started = False

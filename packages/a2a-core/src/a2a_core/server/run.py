@@ -19,6 +19,7 @@ import contextlib
 import logging
 import time
 from collections import deque
+from collections.abc import Coroutine
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -400,16 +401,16 @@ class TaskRun:
         else:
             self._interrupt_at_start = True
 
-    async def run(self, executor: AgentExecutor) -> None:
-        """Execute the agent and turn its ending into the task's outcome."""
-        self.started = True
+    def run(self, executor: AgentExecutor) -> Coroutine[Any, Any, None]:
+        """Execute the agent and turn its ending into the task's outcome: the coroutine
+        for the run's task (no coroutine of its own around it, kept for the run's life)."""
         hooks = _telemetry.active
         if hooks is None:
-            await self._execute(executor)
-        else:
-            await hooks.run(self, self._execute(executor))
+            return self._execute(executor)
+        return hooks.run(self, self._execute(executor))
 
     async def _execute(self, executor: AgentExecutor) -> None:
+        self.started = True
         # The updater is made here, not kept on the run: no reference cycle, so a
         # finished run is freed at once by reference counting, not by the GC.
         updater = self.new_updater()

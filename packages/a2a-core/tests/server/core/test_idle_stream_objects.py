@@ -14,6 +14,7 @@ import gc
 
 from a2a_core.server import RequestContext, TaskUpdater
 from a2a_core.server.oneshot import OneShot
+from a2a_core.server.run import TaskRun
 from a2a_core.types import Task
 from a2a_core.wire.operations import Operation
 from server_core_support import CALL, ServiceFactory, eventually, send
@@ -26,8 +27,9 @@ def _count(kind: type) -> int:
 
 
 async def test_idle_runs_make_no_event_nor_deque(make_service: ServiceFactory) -> None:
-    """A waiting run's milestones (settled, done) make no waiters' structure nobody awaits:
-    an ``asyncio.Event`` each held a deque (~600 bytes) and a dict for the run's life."""
+    """A waiting run's milestones (settled, done) make no waiters' structure nobody awaits
+    (an ``asyncio.Event`` each held a deque, ~600 bytes, and a dict for the run's life),
+    and its task holds no coroutine of its own around the agent's."""
     loop = asyncio.get_running_loop()
     gate = loop.create_future()  # no Event of the agent's own
     waiting: list[str] = []
@@ -52,6 +54,12 @@ async def test_idle_runs_make_no_event_nor_deque(make_service: ServiceFactory) -
     gc.collect()
     assert _count(asyncio.Event) - events < STREAMS // 4  # two per run before
     assert _count(collections.deque) - deques < STREAMS // 4
+    # The run's task steps the agent's coroutine chain with no coroutine around it.
+    runs = list(service.manager._active.values())
+    assert len(runs) == STREAMS + 1
+    for run in runs:
+        assert run.handle is not None
+        assert run.handle.get_coro().cr_code is TaskRun._execute.__code__  # type: ignore[union-attr]
     gate.set_result(None)
     for stream in streams:
         async for _ in stream:

@@ -19,6 +19,7 @@ import contextlib
 import logging
 import time
 from collections import deque
+from collections.abc import Coroutine
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -42,6 +43,7 @@ from .cancellation import CancelledByClient
 from .context import owner_principal
 from .events import NO_ID
 from .executor import AgentExecutor, RequestContext
+from .oneshot import OneShot
 from .task_state import REPEATS_KEY, IllegalTransitionError
 from .updater import TaskUpdater
 from .writers import RunWriter, writer_for
@@ -150,9 +152,9 @@ class TaskRun:
         self.token = context.cancellation
         self.allow_reply = allow_reply
         self.reply: Message | None = None
-        self.settled = asyncio.Event()
+        self.settled = OneShot()
         """Set when the task is terminal or interrupted, the agent replied, or the run ended."""
-        self.done = asyncio.Event()
+        self.done = OneShot()
         """Set when the run has ended."""
         self.handle: asyncio.Task[None] | None = None
         self.started = False
@@ -399,16 +401,16 @@ class TaskRun:
         else:
             self._interrupt_at_start = True
 
-    async def run(self, executor: AgentExecutor) -> None:
-        """Execute the agent and turn its ending into the task's outcome."""
-        self.started = True
+    def run(self, executor: AgentExecutor) -> Coroutine[Any, Any, None]:
+        """Execute the agent and turn its ending into the task's outcome: the coroutine
+        for the run's task (no coroutine of its own around it, kept for the run's life)."""
         hooks = _telemetry.active
         if hooks is None:
-            await self._execute(executor)
-        else:
-            await hooks.run(self, self._execute(executor))
+            return self._execute(executor)
+        return hooks.run(self, self._execute(executor))
 
     async def _execute(self, executor: AgentExecutor) -> None:
+        self.started = True
         # The updater is made here, not kept on the run: no reference cycle, so a
         # finished run is freed at once by reference counting, not by the GC.
         updater = self.new_updater()

@@ -8,6 +8,7 @@ attributes.
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import AsyncGenerator, MutableMapping
 from typing import Any
 
@@ -140,3 +141,43 @@ async def test_a_plain_generator_is_a_stream_with_no_ids_nor_bytes() -> None:
         False,
     )
     await stream.aclose()
+
+
+async def test_a_waiting_stream_keeps_no_frame_it_sent() -> None:
+    """Between events a stream keeps nothing of the frame it wrote last (a frame may be
+    large, and thousands of streams may wait)."""
+    freed: list[int] = []
+
+    class Frame(bytes):
+        def __del__(self) -> None:
+            freed.append(len(self))
+
+    gate = asyncio.Event()
+
+    async def events() -> AsyncGenerator[StreamEvent]:
+        yield _chunk("a")
+        await gate.wait()
+
+    lengths: list[int] = []
+    written = asyncio.Event()
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        if message.get("body"):
+            lengths.append(len(message["body"]))  # not the frame itself
+            written.set()
+
+    def frame(event: StreamEvent, encoded: bytes | None) -> bytes:
+        return Frame(b"data: " + b"x" * 65000 + b"\n\n")
+
+    conn = Connection()
+    pump = asyncio.ensure_future(
+        stream_sse(
+            conn.receive, send, plain_stream(events()), frame, lambda e: b"", [], SseConfig()
+        )
+    )
+    await asyncio.wait_for(written.wait(), 5)
+    await asyncio.sleep(0)  # the pump is back waiting for the next event
+    gc.collect()
+    assert freed == lengths == [65008]
+    gate.set()
+    await asyncio.wait_for(pump, 5)

@@ -31,6 +31,7 @@ Decisions:
 from __future__ import annotations
 
 import logging
+from collections.abc import Coroutine
 from typing import Any, cast
 
 from ...errors import (
@@ -216,9 +217,12 @@ class JsonRpcEndpoint:
             await send(_NO_CONTENT_START)
             await send(_EMPTY_BODY)
             return
+        # An open stream may last hours: let the request's JSON and decoded model go now
+        # (what the run needs of them, it holds itself).
+        del parsed, doc, params, request
         await self._stream(receive, send, codec, rid, events, extra)
 
-    async def _stream(
+    def _stream(
         self,
         receive: Receive,
         send: Send,
@@ -226,7 +230,9 @@ class JsonRpcEndpoint:
         rid: Any,
         events: ServerStream,
         extra: list[tuple[bytes, bytes]],
-    ) -> None:
+    ) -> Coroutine[Any, Any, None]:
+        """The SSE pump's coroutine, for the caller to await: no coroutine of this one's
+        own around it, kept alive for as long as the stream is open."""
         prefix = b'data: {"jsonrpc":"2.0","id":' + _encode_id(rid) + b',"result":'
 
         def frame(event: StreamEvent, encoded: bytes | None) -> bytes:
@@ -236,7 +242,7 @@ class JsonRpcEndpoint:
             return b"data: " + self._error_body(codec, rid, error) + b"\n\n"
 
         headers = SSE_HEADERS + extra if extra else SSE_HEADERS
-        await stream_sse(receive, send, events, frame, encode_error, headers, self.edge.sse)
+        return stream_sse(receive, send, events, frame, encode_error, headers, self.edge.sse)
 
     def _error_body(self, codec: Codec, rid: Any, error: A2AError) -> bytes:
         return dumps({"jsonrpc": "2.0", "id": rid, "error": codec.encode_error(error)})

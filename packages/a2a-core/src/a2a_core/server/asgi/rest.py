@@ -16,6 +16,7 @@ answers ``{"code", "message", "data"?}`` with the statuses 0.3 SDKs used.
 from __future__ import annotations
 
 import logging
+from collections.abc import Coroutine
 from typing import Any, NamedTuple
 
 from ...errors import (
@@ -244,6 +245,7 @@ class RestEndpoint:
             codec = self.v03 if version == "0.3" else self.v10
             extensions, extra = edge.extensions(headers)
             body: Any = None
+            raw_body = b""
             if op in _BODY_OPS:
                 raw_body = await read_body(receive, edge.max_body_bytes, headers)
                 if raw_body.strip():
@@ -291,9 +293,12 @@ class RestEndpoint:
                 access.error = InternalError.code
             await self._error(send, InternalError(), version, extra)
             return
+        # An open stream may last hours: let the request's body and decoded model go now
+        # (what the run needs of them, it holds itself).
+        del raw_body, body, assembled, request
         await self._stream(receive, send, codec, version, events, extra)
 
-    async def _stream(
+    def _stream(
         self,
         receive: Receive,
         send: Send,
@@ -301,7 +306,10 @@ class RestEndpoint:
         version: str,
         events: ServerStream,
         extra: list[tuple[bytes, bytes]],
-    ) -> None:
+    ) -> Coroutine[Any, Any, None]:
+        """The SSE pump's coroutine, for the caller to await: no coroutine of this one's
+        own around it, kept alive for as long as the stream is open."""
+
         def frame(event: StreamEvent, encoded: bytes | None) -> bytes:
             return b"data: " + codec.encode_event_json(event, encoded) + b"\n\n"
 
@@ -309,7 +317,7 @@ class RestEndpoint:
             return b"data: " + dumps(self._error_payload(error, version)[1]) + b"\n\n"
 
         headers = SSE_HEADERS + extra if extra else SSE_HEADERS
-        await stream_sse(receive, send, events, frame, encode_error, headers, self.edge.sse)
+        return stream_sse(receive, send, events, frame, encode_error, headers, self.edge.sse)
 
     def _error_payload(self, error: A2AError, version: str) -> tuple[int, dict[str, Any]]:
         if version == "0.3":

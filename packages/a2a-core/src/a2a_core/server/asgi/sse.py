@@ -220,6 +220,7 @@ async def stream_sse(
                 if last:
                     finished = True
                     break
+                data = b""  # not kept while the stream waits: a frame may be large
         except A2AError as exc:
             error = encode_error(exc)
         except Exception:

@@ -59,7 +59,7 @@ from ..contracts.task_store import (
 )
 from ..types import Task
 from .cluster import Lease, SentMessages, TaskLeases
-from .redis_connection import RedisConnection
+from .redis_connection import RedisConnection, as_text
 
 if TYPE_CHECKING:
     from .redis_channel import RedisTaskChannel
@@ -354,7 +354,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         client = self.connection.client()
         found = await client.hmget(self._task_key(task_id), "owner", "version", "body")
         tag, version, body = found
-        if tag is None or _text(tag) != _owner_tag(owner) or body is None:
+        if tag is None or as_text(tag) != _owner_tag(owner) or body is None:
             return None
         return StoredTask(Task.model_validate_json(body), int(version), owner)
 
@@ -463,7 +463,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         held = await self.connection.script("acquire", _ACQUIRE, keys, args)
         if not held:
             return None
-        return Lease(task_id, _owner_of(_text(held[0])), _text(held[1]), float(held[2]))
+        return Lease(task_id, _owner_of(as_text(held[0])), as_text(held[1]), float(held[2]))
 
     async def renew_leases(self, instance: str, task_ids: list[str], until: float) -> list[str]:
         if not task_ids:
@@ -472,7 +472,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         lost = await self.connection.script(
             "renew", _RENEW, keys, [instance, repr(until), *task_ids]
         )
-        return [_text(t) for t in lost]
+        return [as_text(t) for t in lost]
 
     async def release_lease(self, task_id: str, instance: str) -> None:
         keys = [self._lease_key(task_id), f"{self.prefix}:leases"]
@@ -482,7 +482,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         client = self.connection.client()
         high = "+inf" if now == float("inf") else repr(now)
         ids = [
-            _text(i)
+            as_text(i)
             for i in await client.zrangebyscore(f"{self.prefix}:leases", "-inf", high, 0, limit)
         ]
         if not ids:
@@ -494,7 +494,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         for task_id, (owner, instance, expires) in zip(ids, await pipe.execute(), strict=True):
             if instance is not None:
                 found.append(
-                    Lease(task_id, _owner_of(_text(owner)), _text(instance), float(expires))
+                    Lease(task_id, _owner_of(as_text(owner)), as_text(instance), float(expires))
                 )
         return found
 
@@ -510,7 +510,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         )
         if instance is None:
             return None
-        return Lease(task_id, _owner_of(_text(owner)), _text(instance), float(expires))
+        return Lease(task_id, _owner_of(as_text(owner)), as_text(instance), float(expires))
 
     # -- idempotent sends (SentMessages) -------------------------------------------------
     async def remember_send(
@@ -528,7 +528,7 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
             f"{p}:sent:",
         ]
         existing = await self.connection.script("remember", _REMEMBER, keys, args)
-        return None if not existing else _text(existing)
+        return None if not existing else as_text(existing)
 
     async def forget_send(self, key: str, task_id: str) -> None:
         p = self.prefix
@@ -555,9 +555,9 @@ class RedisTaskStore(TaskStore, TaskLeases, SentMessages):
         for ctx, state, ts in await pipe.execute():
             ok = ctx is not None
             if ok and query.context_id is not None:
-                ok = _text(ctx) == query.context_id
+                ok = as_text(ctx) == query.context_id
             if ok and query.state is not None:
-                ok = _text(state) == query.state.value
+                ok = as_text(state) == query.state.value
             if ok and after is not None:
                 ok = bool(ts) and float(ts) >= after
             out.append(ok)
@@ -600,10 +600,6 @@ def _fields(task: Task) -> tuple[str, str, str, str, str, str]:
     )
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _after(score: float, task_id: str, cursor: tuple[float, str] | None) -> bool:
     """Whether (score, id) comes after the page token's position in list order."""
     return cursor is None or score > cursor[0] or (score == cursor[0] and task_id > cursor[1])
@@ -618,7 +614,7 @@ async def _walk(
         rows = await client.zrangebyscore(key, low, high, start=offset, num=size, withscores=True)
         if not rows:
             return
-        yield [(_text(member), float(score)) for member, score in rows]
+        yield [(as_text(member), float(score)) for member, score in rows]
         if len(rows) < size:
             return
         offset += len(rows)

@@ -71,7 +71,7 @@ from ..types import (
     TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
-from .redis_connection import RedisConnection
+from .redis_connection import RedisConnection, as_text
 from .redis_waits import StreamWaits, Watch
 
 __all__ = ["RedisPushConfigStore", "RedisTaskChannel", "SaveAndThen"]
@@ -163,16 +163,12 @@ def _entry(event: StreamEvent) -> tuple[str, str] | None:
     return None
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
 def _field(fields: Any, name: str) -> str:
     """A stream entry's field (redis-py gives bytes keys, or str with decode_responses)."""
     value = fields.get(name.encode())
     if value is None:
         value = fields.get(name)
-    return "" if value is None else _text(value)
+    return "" if value is None else as_text(value)
 
 
 def _ms(entry_id: str) -> int:
@@ -316,7 +312,7 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
             pipe.xrange(key, f"({after}-1", "+")
             pipe.xrevrange(key, "+", "-", count=1)
             rows, last = await pipe.execute()
-        head = _ms(_text(last[0][0])) if last else -1
+        head = _ms(as_text(last[0][0])) if last else -1
         reader = _Follower(self, task_id, after, None)
         try:
             reader.replayed(rows)
@@ -384,7 +380,7 @@ class RedisTaskChannel(ListenerSet, TaskChannel):
                 continue
             if not message or message.get("type") != "message":
                 continue
-            verb, _, task_id = _text(message["data"]).partition(" ")
+            verb, _, task_id = as_text(message["data"]).partition(" ")
             if verb != "cancel" or not task_id:
                 continue
             for listener in tuple(self._listeners):
@@ -502,7 +498,7 @@ class _Follower:
 
     def _take(self, rows: list[Any]) -> None:
         for entry_id, fields in rows:
-            entry = _text(entry_id)
+            entry = as_text(entry_id)
             previous = _field(fields, "p")
             hole = self._last is not None and previous not in ("", "?")
             if hole and _ms(previous) > _ms(self._last or ""):

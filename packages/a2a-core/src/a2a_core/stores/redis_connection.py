@@ -10,13 +10,18 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["EXTRA_HINT", "MAX_CONNECTIONS", "POOL_TIMEOUT_SECONDS", "RedisConnection"]
+__all__ = ["EXTRA_HINT", "MAX_CONNECTIONS", "POOL_TIMEOUT_SECONDS", "RedisConnection", "as_text"]
 
 EXTRA_HINT = "pip install 'a2a-adapters-core[redis]'"
 MAX_CONNECTIONS = 100
 """Connections a store made from a URL opens at most (its followers wait on one of them)."""
 POOL_TIMEOUT_SECONDS = 20.0
 """How long a call waits for a free connection before it fails."""
+
+
+def as_text(value: bytes | str) -> str:
+    """A reply as text: a client made without ``decode_responses`` answers bytes."""
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _import_redis() -> Any:

@@ -21,6 +21,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from .redis_connection import as_text
+
 __all__ = ["BUFFER", "StreamWaits", "Watch"]
 
 logger = logging.getLogger("a2a_core.stores.redis")
@@ -37,10 +39,6 @@ _UNBLOCK_TRIES = 250
 def _order(entry_id: str) -> tuple[int, int]:
     ms, _, seq = entry_id.partition("-")
     return int(ms), int(seq or 0)
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
 
 
 def _read_timeout() -> type[Exception]:
@@ -215,14 +213,14 @@ class StreamWaits:
 
     def _hand_out(self, found: Any, covered: frozenset[Watch]) -> None:
         for key, rows in found:
-            for w in self._by_key.get(_text(key), ()):
+            for w in self._by_key.get(as_text(key), ()):
                 if w not in covered:
                     continue
                 above = _order(w.position)
-                mine = [row for row in rows if _order(_text(row[0])) > above]
+                mine = [row for row in rows if _order(as_text(row[0])) > above]
                 if mine:
                     w.rows.extend(mine)
-                    w.position = _text(mine[-1][0])
+                    w.position = as_text(mine[-1][0])
                     w.wake.set()
 
     async def _drop_connection(self) -> None:

@@ -320,6 +320,12 @@ def median(values: Sequence[float | None]) -> float | None:
     return statistics.median(vals) if vals else None
 
 
+def p99(values: Sequence[float]) -> float:
+    """The 99th percentile: the nearest rank of the sorted values (at least one)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+
+
 def git_state() -> str:
     def run(*args: str) -> str:
         out = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)

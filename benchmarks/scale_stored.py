@@ -47,6 +47,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _harness as h
 from a2a_core.contracts.task_store import encode_cursor
 from a2a_core.stores import TaskQuery, TaskStore
 from a2a_core.stores.postgres import PostgresTaskStore
@@ -229,11 +232,6 @@ OPENERS: dict[str, Callable[[int], Awaitable[Backend]]] = {
 
 
 # -- measuring --------------------------------------------------------------------------------
-def p99(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-
-
 async def timed(calls: int, one: Callable[[int], Awaitable[object]]) -> list[float]:
     await one(-1)  # warm: the first call may open a pool or load a script
     out: list[float] = []
@@ -333,8 +331,6 @@ def http_app() -> Any:
     from a2a_core.server import A2AService
     from a2a_core.server.asgi import create_app
     from a2a_core.store_registry import open_task_store
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from echo_app import EchoAgent, build_card
 
     port = os.environ.get("ECHO_PORT", "8001")
@@ -344,13 +340,10 @@ def http_app() -> Any:
 
 
 def http_first_page(url: str, n: int, calls: int) -> list[float]:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _harness import REPO, Impl, Server, Settings
-
-    settings = Settings.detect(None, Path(tempfile.mkdtemp(prefix="scale-stored-logs-")))
+    settings = h.Settings.detect(None, Path(tempfile.mkdtemp(prefix="scale-stored-logs-")))
     settings.base_env["SCALE_STORE_URL"] = url  # not in the log file's name
-    impl = Impl("ours", "benchmarks.scale_stored:http_app", REPO)
-    with Server(settings, impl, {}) as server:
+    impl = h.Impl("ours", "benchmarks.scale_stored:http_app", h.REPO)
+    with h.Server(settings, impl, {}) as server:
         request = urllib.request.Request(
             server.url + f"tasks?pageSize={PAGE}", headers={"A2A-Version": "1.0"}
         )
@@ -407,11 +400,11 @@ async def measure(
                     note=note,
                 )
             )
-            emit(point(f"{case} p99", backend, n, p99(values), "ms", label=label, note=note))
+            emit(point(f"{case} p99", backend, n, h.p99(values), "ms", label=label, note=note))
         if http:
             values = http_first_page(b.url, n, calls)
             note_http = f"HTTP+JSON GET /tasks?pageSize=50 on a uvicorn subprocess; {note}"
-            for stat, value in (("p50", statistics.median(values)), ("p99", p99(values))):
+            for stat, value in (("p50", statistics.median(values)), ("p99", h.p99(values))):
                 emit(
                     point(
                         f"HTTP ListTasks first page {stat}",

@@ -432,13 +432,12 @@ def measure_fanout(settings: h.Settings, impl: h.Impl, n: int, k: int) -> list[P
         return failed(done.get("note") or f"{done['errors']} streams failed: {done['first_error']}")
     streams = n + 1
     note = "" if done["events_min"] == done["events_max"] else "uneven event counts"
-    lat = sorted(done["latencies_ms"])
-    p99 = lat[min(len(lat) - 1, round(0.99 * (len(lat) - 1)))] if lat else None
+    lat = done["latencies_ms"]
     return [
         Point(cases[0][0], impl.name, n, (rss1 - rss0) / n, "KB", 20.0),
         Point(cases[1][0], impl.name, n, (cpu1 - cpu0) / 1e3 / (k * streams), "us", None, note),
         Point(cases[2][0], impl.name, n, statistics.median(lat) if lat else None, "ms"),
-        Point(cases[3][0], impl.name, n, p99, "ms"),
+        Point(cases[3][0], impl.name, n, h.p99(lat) if lat else None, "ms"),
     ]
 
 

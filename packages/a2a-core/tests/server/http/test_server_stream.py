@@ -12,9 +12,8 @@ import gc
 from collections.abc import AsyncGenerator, MutableMapping
 from typing import Any
 
-from a2a_core.server.asgi import SseConfig
 from a2a_core.server.asgi.access import AccessRecord, RecordedEvents
-from a2a_core.server.asgi.sse import stream_sse
+from a2a_core.server.asgi.sse import KeepAlive, stream_sse
 from a2a_core.server.stream import ServerStream, plain_stream
 from a2a_core.types import (
     Artifact,
@@ -102,7 +101,7 @@ def _frame(event: StreamEvent, encoded: bytes | None) -> bytes:
 
 async def _write(stream: ServerStream) -> Connection:
     conn = Connection()
-    await stream_sse(conn.receive, conn.send, stream, _frame, lambda e: b"", [], SseConfig())
+    await stream_sse(conn.receive, conn.send, stream, _frame, lambda e: b"", [], KeepAlive())
     return conn
 
 
@@ -172,7 +171,7 @@ async def test_a_waiting_stream_keeps_no_frame_it_sent() -> None:
     conn = Connection()
     pump = asyncio.ensure_future(
         stream_sse(
-            conn.receive, send, plain_stream(events()), frame, lambda e: b"", [], SseConfig()
+            conn.receive, send, plain_stream(events()), frame, lambda e: b"", [], KeepAlive()
         )
     )
     await asyncio.wait_for(written.wait(), 5)

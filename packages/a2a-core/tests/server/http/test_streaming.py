@@ -11,7 +11,7 @@ import pytest
 from a2a_core.errors import A2AError, TaskNotFoundError, UnrepresentableError
 from a2a_core.server import A2AService, RequestContext, ServerCallContext
 from a2a_core.server.asgi import SseConfig, create_app
-from a2a_core.server.asgi.sse import stream_sse
+from a2a_core.server.asgi.sse import KeepAlive, stream_sse
 from a2a_core.server.stream import ServerStream, plain_stream
 from a2a_core.types import Message, Part, StreamEvent, Task
 from a2a_core.wire import Operation
@@ -455,7 +455,7 @@ def _pump(
     """``stream_sse`` of a plain generator's events on ``conn``."""
     stream = plain_stream(events)
     return stream_sse(
-        conn.receive, conn.send, stream, _encode, _encode_error, [], config or SseConfig()
+        conn.receive, conn.send, stream, _encode, _encode_error, [], KeepAlive(config)
     )
 
 
@@ -521,6 +521,45 @@ async def test_keep_alive_comment_on_a_silent_stream() -> None:
     assert len(pings) >= 2
     assert any(b.startswith(b"data: ") for b in conn.bodies)
     assert parse_sse(b"".join(conn.bodies).decode())[0]["parts"] == [{"text": "late"}]
+
+
+async def test_idle_streams_share_one_keep_alive_timer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many silent streams of one app are pinged by one timer, not one timer each, and
+    the timer stops once the last stream ends."""
+    loop = asyncio.get_running_loop()
+    armed: list[str] = []
+    call_later = loop.call_later
+
+    def counting(delay: float, callback: Any, *args: Any, **kwargs: Any) -> asyncio.TimerHandle:
+        armed.append(getattr(callback, "__name__", ""))
+        return call_later(delay, callback, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "call_later", counting)
+    keep_alive = KeepAlive(SseConfig(ping_interval=0.05, send_timeout=None))
+    conns = [FakeConnection() for _ in range(20)]
+    pumps = [
+        asyncio.create_task(
+            stream_sse(
+                c.receive,
+                c.send,
+                plain_stream(Script([]).run()),
+                _encode,
+                _encode_error,
+                [],
+                keep_alive,
+            )
+        )
+        for c in conns
+    ]
+    await asyncio.sleep(0.3)  # about six periods
+    for c in conns:
+        c.leave()
+    await asyncio.wait_for(asyncio.gather(*pumps), timeout=5)
+    ticks = armed.count("_tick")
+    assert all(c.bodies.count(b": ping\n\n") >= 2 for c in conns)
+    assert 3 <= ticks <= 10, armed  # one timer for all 20 (one each would be 100 or more)
+    await asyncio.sleep(0.15)
+    assert armed.count("_tick") == ticks  # no stream left: the timer is not re-armed
 
 
 async def test_stalled_reader_is_dropped() -> None:

@@ -43,7 +43,7 @@ from .landing import PAGE_METHODS, LandingPage
 from .origin import TrustedProxies, rebase_card
 from .playground import PLAYGROUND_PATH, PlaygroundFiles, browser_wants_html
 from .routes import RouteContext, Router, published_interfaces
-from .sse import SseConfig
+from .sse import KeepAlive, SseConfig
 
 __all__ = ["A2AApp", "Lifespan", "create_app"]
 
@@ -86,7 +86,7 @@ class A2AApp:
             self.card,
             limits=limits,
             max_body_bytes=body_limit,
-            sse=SseConfig(opts.sse_ping_interval, opts.sse_send_timeout),
+            sse=KeepAlive(SseConfig(opts.sse_ping_interval, opts.sse_send_timeout)),
             authenticate=authenticate,
             require_auth=opts.require_auth,
         )

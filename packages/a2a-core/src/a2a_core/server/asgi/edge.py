@@ -21,7 +21,7 @@ from ...types import AgentCard
 from ...wire import DecodeLimits
 from ..authorization import auth_logger
 from ..service import A2AService
-from .sse import SseConfig
+from .sse import KeepAlive
 
 __all__ = ["Authenticate", "Edge", "www_authenticate"]
 
@@ -76,7 +76,7 @@ class Edge:
     card: AgentCard
     limits: DecodeLimits
     max_body_bytes: int
-    sse: SseConfig
+    sse: KeepAlive
     authenticate: Authenticate | None = None
     require_auth: bool = False
     declared_extensions: frozenset[str] = field(default=frozenset[str]())
@@ -91,7 +91,7 @@ class Edge:
         *,
         limits: DecodeLimits,
         max_body_bytes: int,
-        sse: SseConfig,
+        sse: KeepAlive,
         authenticate: Authenticate | None,
         require_auth: bool | None,
     ) -> Edge:

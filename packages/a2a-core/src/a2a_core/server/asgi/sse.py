@@ -10,11 +10,13 @@ The pump runs in the request's own task; one small watcher task waits for
 ``http.disconnect`` and, when the client leaves, cancels the pump so the
 event iterator is closed (its subscription released) at once rather than at
 the next event. The watcher starts once the stream has lasted ``_WATCH_AFTER``:
-most streams are over sooner and never pay for a task of their own. A timer
-(no task) sends a comment line when the stream has been silent for
-``ping_interval`` seconds, so proxies keep idle streams open, and drops a
-client that has not accepted a frame for ``send_timeout`` seconds, so a
-stalled reader cannot pin a stream.
+most streams are over sooner and never pay for a task of their own. One timer
+per app and event loop (``KeepAlive``, no task) visits the app's open streams:
+it sends a comment line on a stream that has been silent for ``ping_interval``
+seconds, so proxies keep idle streams open, and drops a client that has not
+accepted a frame for ``send_timeout`` seconds, so a stalled reader cannot pin a
+stream. One timer for all, not one per stream: 10,000 idle streams would
+otherwise re-arm 10,000 timers every few seconds.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ...types import StreamEvent
 from ..stream import ServerStream, close_stream
 from .http import Receive, Send
 
-__all__ = ["SSE_HEADERS", "SseConfig", "send_sse_error", "stream_sse"]
+__all__ = ["SSE_HEADERS", "KeepAlive", "SseConfig", "send_sse_error", "stream_sse"]
 
 logger = logging.getLogger("a2a_core.server.asgi")
 
@@ -74,7 +76,6 @@ class _Pump:
         "send",
         "send_started",
         "task",
-        "timer",
         "watch_timer",
         "watcher",
     )
@@ -89,7 +90,6 @@ class _Pump:
         self.dropped = False
         self.last_sent = loop.time()
         self.send_started: float | None = None
-        self.timer: asyncio.TimerHandle | None = None
         self.ping_task: asyncio.Task[None] | None = None
         self.watcher: asyncio.Task[None] | None = None
         self.watch_timer: asyncio.TimerHandle | None = None
@@ -125,21 +125,75 @@ async def _watch(receive: Receive, pump: _Pump) -> None:
     pump.drop()
 
 
-def _tick(pump: _Pump, config: SseConfig, period: float) -> None:
-    """Timer callback: ping an idle stream, drop a stalled one, and re-arm."""
-    if not pump.active:
-        return
-    now = pump.loop.time()
-    started = pump.send_started
-    if started is not None:
-        if config.send_timeout is not None and now - started >= config.send_timeout:
-            logger.debug("dropping an SSE client that stopped reading")
-            pump.drop()
+class KeepAlive:
+    """The keep-alive and stall bounds of one app's event streams, kept by one timer.
+
+    Each event loop serving the app has one timer while it has open streams; every
+    ``period`` it visits them: a stream whose send has been pending for
+    ``send_timeout`` is dropped, one silent for ``ping_interval`` gets a ping.
+    """
+
+    __slots__ = ("_loops", "config", "period")
+
+    def __init__(self, config: SseConfig | None = None) -> None:
+        self.config = config or SseConfig()
+        ping, timeout = self.config.ping_interval, self.config.send_timeout
+        periods = [p for p in (ping, timeout) if p is not None]
+        # Half the stall bound, so a stalled reader goes within 1.5x of it.
+        self.period: float | None = (
+            (min(periods) / 2 if timeout is not None else min(periods)) if periods else None
+        )
+        self._loops: dict[asyncio.AbstractEventLoop, _LoopStreams] = {}
+
+    def watch(self, pump: _Pump) -> None:
+        """Keep ``pump``'s stream alive until ``forget``."""
+        if self.period is None:
             return
-    elif config.ping_interval is not None and now - pump.last_sent >= config.ping_interval:
-        pump.last_sent = now
-        pump.ping_task = pump.loop.create_task(_ping(pump))
-    pump.timer = pump.loop.call_later(period, _tick, pump, config, period)
+        streams = self._loops.get(pump.loop)
+        if streams is None:
+            streams = self._loops[pump.loop] = _LoopStreams()
+        streams.pumps.add(pump)
+        if streams.timer is None:
+            streams.timer = pump.loop.call_later(self.period, self._tick, pump.loop)
+
+    def forget(self, pump: _Pump) -> None:
+        streams = self._loops.get(pump.loop)
+        if streams is None:
+            return
+        streams.pumps.discard(pump)
+        if not streams.pumps:
+            del self._loops[pump.loop]
+            if streams.timer is not None:
+                streams.timer.cancel()
+
+    def _tick(self, loop: asyncio.AbstractEventLoop) -> None:
+        streams = self._loops.get(loop)
+        if streams is None:
+            return
+        streams.timer = None
+        ping, timeout = self.config.ping_interval, self.config.send_timeout
+        now = loop.time()
+        for pump in list(streams.pumps):
+            started = pump.send_started
+            if started is not None:
+                if timeout is not None and now - started >= timeout:
+                    logger.debug("dropping an SSE client that stopped reading")
+                    pump.drop()
+            elif ping is not None and now - pump.last_sent >= ping:
+                pump.last_sent = now
+                pump.ping_task = loop.create_task(_ping(pump))
+        if streams.pumps and self.period is not None:
+            streams.timer = loop.call_later(self.period, self._tick, loop)
+
+
+class _LoopStreams:
+    """One loop's open streams of an app, and the timer that visits them."""
+
+    __slots__ = ("pumps", "timer")
+
+    def __init__(self) -> None:
+        self.pumps: set[_Pump] = set()
+        self.timer: asyncio.TimerHandle | None = None
 
 
 async def _ping(pump: _Pump) -> None:
@@ -160,7 +214,7 @@ async def stream_sse(
     frame: Callable[[StreamEvent, bytes | None], bytes],
     encode_error: Callable[[A2AError], bytes],
     headers: list[tuple[bytes, bytes]],
-    config: SseConfig,
+    keep_alive: KeepAlive,
 ) -> None:
     """Send ``events`` as SSE frames until the stream ends, fails or the client leaves.
 
@@ -180,10 +234,7 @@ async def stream_sse(
     try:
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         pump.watch_timer = loop.call_later(_WATCH_AFTER, _start_watcher, receive, pump)
-        periods = [p for p in (config.ping_interval, config.send_timeout) if p is not None]
-        if periods:
-            period = min(periods) / 2 if config.send_timeout is not None else min(periods)
-            pump.timer = loop.call_later(period, _tick, pump, config, period)
+        keep_alive.watch(pump)
         error: bytes | None = None
         frames: list[bytes] = []  # one list, emptied after each write: none kept per wait
         try:
@@ -237,8 +288,7 @@ async def stream_sse(
             raise
     finally:
         pump.active = False
-        if pump.timer is not None:
-            pump.timer.cancel()
+        keep_alive.forget(pump)
         if pump.watch_timer is not None:
             pump.watch_timer.cancel()
         if pump.watcher is not None:

@@ -18,6 +18,9 @@ Cases (one JSON line each per impl and N):
 - ``idle memory per stream`` (KB): N ``SendStreamingMessage`` streams, each its own
   task, each having read ``working``; (RSS with N open - RSS before) / N. Before = after
   a warm-up of 20 streams run to completion, 1 s of rest. Target 20 KB.
+- ``idle cpu`` (% of one core): the same N idle streams, nothing sent but keep-alive
+  pings (``ping_interval`` 15 s); server CPU over ``IDLE_CPU_SECONDS`` / that time.
+  No target; it was how a timer per stream showed.
 - ``idle memory per subscriber`` (KB): one task, its sender's stream and N
   ``SubscribeToTask`` streams that have each read the Task snapshot; (RSS then - RSS
   with the sender's stream alone) / N.
@@ -61,6 +64,8 @@ PART = "streams"
 CONNECT_AT_ONCE = 200
 """Streams being opened at once by the client (the rest wait): a listen backlog fits it."""
 SETUP_SECONDS = 240.0
+IDLE_CPU_SECONDS = 30.0
+"""Long enough for two keep-alive periods (7.5 s each with the default 15 s ping)."""
 BROADCAST_SECONDS = 120.0
 WORKING = b"TASK_STATE_WORKING"
 COMPLETED = b"TASK_STATE_COMPLETED"
@@ -385,16 +390,25 @@ def measure_idle(settings: h.Settings, impl: h.Impl, n: int) -> list[Point]:
             if ready["errors"] or not ready["ready"]:
                 failure = f"{ready['errors']} of {n} failed: {ready.get('first_error')}"
                 note = ready.get("note") or failure
-                return [Point(case, impl.name, n, None, "KB", 20.0, note)]
+                return [
+                    Point(case, impl.name, n, None, "KB", 20.0, note),
+                    Point("idle cpu", impl.name, n, None, "%", None, note),
+                ]
             time.sleep(1.0)
             after = h.rss_kib(server.pid)
+            cpu0, t0 = cpu_ns(server.pid), time.monotonic()
+            time.sleep(IDLE_CPU_SECONDS)
+            idle_cpu = (cpu_ns(server.pid) - cpu0) / 1e9 / (time.monotonic() - t0) * 100
             client.go()
             done = client.read(BROADCAST_SECONDS + 30)
         finally:
             client.close()
     note = done.get("note") or f"{done['errors']} streams failed after release"
     note = note if done["errors"] else ""
-    return [Point(case, impl.name, n, (after - before) / n, "KB", 20.0, note)]
+    return [
+        Point(case, impl.name, n, (after - before) / n, "KB", 20.0, note),
+        Point("idle cpu", impl.name, n, idle_cpu, "%", None, note),
+    ]
 
 
 def measure_fanout(settings: h.Settings, impl: h.Impl, n: int, k: int) -> list[Point]:
@@ -498,7 +512,7 @@ def _report(points: list[Point], args: argparse.Namespace, settings: h.Settings)
     print("| case | impl | N | value | unit | target | note |")
     print("|---|---|--:|--:|---|--:|---|")
     for p in points:
-        digits = 3 if p.unit in ("us", "ms") else 1
+        digits = 3 if p.unit in ("us", "ms", "%") else 1
         print(
             f"| {p.case} | {p.impl} | {p.n:,} | {h.fmt(p.value, digits)} | {p.unit} "
             f"| {h.fmt(p.target, 1)} | {p.note} |"

@@ -44,6 +44,9 @@ SSE_HEADERS: list[tuple[bytes, bytes]] = [
 _PING = b": ping\n\n"
 _BATCH_BYTES = 65536
 """Events already waiting when one is sent go out in the same write, up to this size."""
+_MAX_PERIOD = 1.0
+"""Seconds between the keep-alive timer's visits, at most (walking 10,000 streams takes
+about a millisecond)."""
 _WATCH_AFTER = 0.02
 """Seconds a stream lasts before a task watches for the client leaving (a client that
 left sooner is noticed then): a task, its steps and its cancellation cost about as much
@@ -139,9 +142,13 @@ class KeepAlive:
         self.config = config or SseConfig()
         ping, timeout = self.config.ping_interval, self.config.send_timeout
         periods = [p for p in (ping, timeout) if p is not None]
-        # Half the stall bound, so a stalled reader goes within 1.5x of it.
+        # Half the stall bound, so a stalled reader goes within 1.5x of it; at most
+        # _MAX_PERIOD, so the pings of streams that fell silent at different times go
+        # out at different ticks, not all in one burst.
         self.period: float | None = (
-            (min(periods) / 2 if timeout is not None else min(periods)) if periods else None
+            min(_MAX_PERIOD, min(periods) / 2 if timeout is not None else min(periods))
+            if periods
+            else None
         )
         self._loops: dict[asyncio.AbstractEventLoop, _LoopStreams] = {}
 

@@ -106,6 +106,42 @@ async def test_replay_then_live_in_order_without_duplicates(
     await replayed.aclose()  # type: ignore[attr-defined]
 
 
+async def test_followers_of_one_task_share_one_read_per_event(
+    pair: tuple[PostgresTaskChannel, PostgresTaskChannel], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twenty followers of one task on B, woken by each of A's events, read the event
+    rows once between them (not one query each), and each gets every event in order."""
+    a, b = pair
+    await a.publish("t-many", 2, _chunk("t-many", "0"), previous=1)
+    followers = [b.follow("t-many", 2, 2) for _ in range(20)]
+    waiting = [asyncio.ensure_future(anext(f)) for f in followers]
+    await asyncio.sleep(0.3)  # every follower has replayed (nothing) and waits
+    assert not any(w.done() for w in waiting)
+    reads: list[str] = []
+    rows_on = PostgresTaskChannel._rows_on
+
+    async def counted(
+        self: PostgresTaskChannel, conn: object, task_id: str, after: tuple[int, int]
+    ) -> list[tuple[object, ...]]:
+        reads.append(task_id)
+        return await rows_on(self, conn, task_id, after)
+
+    monkeypatch.setattr(PostgresTaskChannel, "_rows_on", counted)
+    got: list[list[int]] = [[] for _ in followers]
+    for version in range(3, 8):
+        await a.publish("t-many", version, _chunk("t-many", str(version)))
+        items = await asyncio.wait_for(asyncio.gather(*waiting), BOUND)
+        for ids, (event_id, _) in zip(got, items, strict=True):
+            ids.append(event_id)
+        if version < 7:  # each follower reads once more, then waits for the next event
+            waiting = [asyncio.ensure_future(anext(f)) for f in followers]
+    assert all(ids == [3, 4, 5, 6, 7] for ids in got)
+    # Shared: a read per wake-up and one as they wait again (one each would be 200).
+    assert len(reads) <= 15, len(reads)
+    for follower in followers:
+        await follower.aclose()  # type: ignore[attr-defined]
+
+
 async def test_end_mark_and_follow_from_the_current_version(
     pair: tuple[PostgresTaskChannel, PostgresTaskChannel],
 ) -> None:

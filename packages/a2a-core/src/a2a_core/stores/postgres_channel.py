@@ -29,7 +29,8 @@ are delivered, then ``EventsLost``; a missing or expired record with the
 caller's version above ``after`` means the events expired), then waits
 for a wake-up and reads again. No connection is held while waiting: each
 instance holds one ``LISTEN`` connection (not one per follower) and wakes
-the followers of the notified task. If that connection
+the followers of the notified task; the followers it wakes share one read of
+the new rows (``postgres_reads``), not one query each. If that connection
 drops, the listener reconnects and wakes every follower, which catches up
 from the table; followers also re-read every ``poll_seconds`` in case a
 notification was missed.
@@ -69,6 +70,7 @@ from ..types import (
     TaskStatusUpdateEvent,
 )
 from .postgres_database import PostgresDatabase, quote_ident
+from .postgres_reads import SharedReads
 
 __all__ = ["PostgresPushConfigStore", "PostgresTaskChannel", "SaveOn", "channel_schema"]
 
@@ -229,6 +231,7 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
         self._listeners: list[ChannelListener] = []
         self._handlers: set[asyncio.Task[None]] = set()
         self._waiters: dict[str, set[asyncio.Event]] = {}
+        self._reads = SharedReads(self._rows, _BATCH)
         self._listener: asyncio.Task[None] | None = None
         self._listen_conn: Any = None
         self._starting = asyncio.Lock()
@@ -349,23 +352,33 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
         self, task_id: str, after: tuple[int, int], first: bool
     ) -> tuple[bool, list[tuple[Any, ...]]]:
         """Rows above ``after``; on the ``first`` read, also whether the task has a live record."""
+        if not first:  # followers woken by one notification share one query
+            return True, await self._reads.read(wake_key(task_id), task_id, after)
         async with await self._connection() as conn:
-            if first:
-                cur = await conn.execute(
-                    f"SELECT touched > now() - make_interval(secs => %s) FROM {self._heads}"
-                    " WHERE task_id = %s",
-                    (float(self.stream_ttl), task_id),
-                )
-                head = await cur.fetchone()
-                if head is None or not head[0]:
-                    return False, []
             cur = await conn.execute(
-                f"SELECT event_id, seq, kind, body, prev_id FROM {self._events}"
-                " WHERE task_id = %s AND (event_id, seq) > (%s, %s)"
-                " ORDER BY event_id, seq LIMIT %s",
-                (task_id, after[0], after[1], _BATCH),
+                f"SELECT touched > now() - make_interval(secs => %s) FROM {self._heads}"
+                " WHERE task_id = %s",
+                (float(self.stream_ttl), task_id),
             )
-            return True, list(await cur.fetchall())
+            head = await cur.fetchone()
+            if head is None or not head[0]:
+                return False, []
+            return True, await self._rows_on(conn, task_id, after)
+
+    async def _rows(self, task_id: str, after: tuple[int, int]) -> list[tuple[Any, ...]]:
+        async with await self._connection() as conn:
+            return await self._rows_on(conn, task_id, after)
+
+    async def _rows_on(
+        self, conn: Any, task_id: str, after: tuple[int, int]
+    ) -> list[tuple[Any, ...]]:
+        cur = await conn.execute(
+            f"SELECT event_id, seq, kind, body, prev_id FROM {self._events}"
+            " WHERE task_id = %s AND (event_id, seq) > (%s, %s)"
+            " ORDER BY event_id, seq LIMIT %s",
+            (task_id, after[0], after[1], _BATCH),
+        )
+        return list(await cur.fetchall())
 
     async def purge(self) -> int:
         """Delete the records of tasks whose last event is older than ``stream_ttl``."""
@@ -395,6 +408,7 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
                 del self._waiters[key]
 
     def _wake_all(self) -> None:
+        self._reads.notified_all()
         for found in self._waiters.values():
             for wake in found:
                 wake.set()
@@ -403,6 +417,7 @@ class PostgresTaskChannel(ListenerSet, TaskChannel):
         verb, _, rest = payload.partition(" ")
         if verb == "e":
             _, _, key = rest.partition(" ")
+            self._reads.notified(key)
             for wake in self._waiters.get(key, ()):
                 wake.set()
         elif verb == "c" and rest:

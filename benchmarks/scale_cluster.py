@@ -11,6 +11,12 @@ on 127.0.0.1), each a server process of its own started from this file
   tasks' starts staggered over one interval), so the latency is the path's, not a backlog's.
   Target: p50 <= 10 ms, p99 <= 50 ms.
   (Context: the official SDK's cluster mode polls its store every 0.5 s.)
+- **remote fan-out latency p50 / p99** (ms) and **database transactions per event**
+  (``postgresql://`` only): one task on A emits 20 events 50 ms apart, followed by ``n``
+  subscribers through B; the latency as above, over every subscriber's events, and the
+  database's committed transactions (``pg_stat_database``, read after its statistics
+  are flushed) during those events, per event. Many followers of one task on an instance
+  should not cost the database a read each.
 - **relay events/s**: ``n`` tasks on A emit as fast as they can, all followed through B;
   events read by the client per second (first to last read).
 - **lease renewals/s**, **lease round trips/s**, **lease CPU** (% of one core): ``n``
@@ -54,6 +60,8 @@ POSTGRES = "postgresql://postgres@127.0.0.1:5432/test"
 PART = "cluster"
 HERE = Path(__file__).resolve()
 _TICK = os.sysconf("SC_CLK_TCK")
+_STATS_FLUSH_SECONDS = 11.0
+"""PostgreSQL flushes an idle backend's statistics within 10 s."""
 _LEASE_CALLS = (
     "acquire_lease",
     "renew_leases",
@@ -305,6 +313,11 @@ async def streaming(
     streams = await _follow_all(b, ids)
     if time.time() > start:
         print(f"# warning: subscribing took past the start ({n} tasks)", file=sys.stderr)
+    return await _drain(streams, 120 + count * n / 100)
+
+
+async def _drain(streams: Sequence[Any], bound: float) -> tuple[list[float], list[float]]:
+    """Read every stream to its end: (emit -> read) ms per event, and when each was read."""
     latencies: list[float] = []
     reads: list[float] = []
 
@@ -316,7 +329,7 @@ async def streaming(
                 reads.append(now)
                 latencies.append((now - emitted) * 1000)
 
-    await asyncio.wait_for(asyncio.gather(*(drain(s) for s in streams)), 120 + count * n / 100)
+    await asyncio.wait_for(asyncio.gather(*(drain(s) for s in streams)), bound)
     return latencies, reads
 
 
@@ -354,6 +367,50 @@ async def cross_instance(env: Env, sizes: Sequence[int], relay_sizes: Sequence[i
             rate = len(reads) / max(1e-9, max(reads) - min(reads))
             note = f"{len(reads)} events, {count} per task, as fast as the agents emit"
             env.point("relay events/s", n, rate, "events/s", None, note)
+
+
+async def _committed(url: str) -> int:
+    """The database's committed transactions so far (its statistics, flushed)."""
+    import psycopg
+
+    await asyncio.sleep(_STATS_FLUSH_SECONDS)
+    conninfo = url.partition("?")[0]
+    async with await psycopg.AsyncConnection.connect(conninfo, autocommit=True) as conn:
+        cur = await conn.execute(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+        )
+        row = await cur.fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def remote_fanout(env: Env, sizes: Sequence[int]) -> None:
+    count, interval = 20, 0.05
+    async with (
+        nodes(env, 2, None) as (node_a, node_b),
+        client(node_a.url) as a,
+        client(node_b.url) as b,
+    ):
+        await streaming(a, b, 1, 5, 0.01)  # warm both instances and the path
+        for n in sizes:
+            try:
+                start = time.time() + 1.0 + n * 0.03 + _STATS_FLUSH_SECONDS
+                ids = await _start_tasks(a, [f"emit {count} {interval} {start}"])
+                streams = await _follow_all(b, ids * n)
+                pg = env.backend == "postgresql"
+                before = await _committed(env.url) if pg else 0
+                if time.time() > start:
+                    print(f"# warning: subscribing took past the start ({n})", file=sys.stderr)
+                lat, _ = await _drain(streams, 120)
+                used = await _committed(env.url) - before if pg else 0
+            except Exception as exc:
+                env.failed("remote fan-out", n, exc)
+                continue
+            note = f"{len(lat)} events read, {count} emitted {interval * 1000:.0f} ms apart"
+            env.point("remote fan-out latency p50", n, statistics.median(lat), "ms", None, note)
+            env.point("remote fan-out latency p99", n, _pct(lat, 0.99), "ms", None, note)
+            if pg:  # A's writes, B's reads, the checking connection's own
+                env.point("database transactions per event", n, used / count, "1/event")
 
 
 async def _cpu_over(node: Node, window: float) -> tuple[float, dict[str, int]]:
@@ -460,6 +517,7 @@ async def _run(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[str
     failures: list[str] = []
     latency_sizes = [1] if args.quick else [1, 10, 100]
     relay_sizes = [10] if args.quick else [10, 100]
+    fanout_sizes = [10] if args.quick else [1, 10, 100]
     running_sizes = [10] if args.quick else [10, 100, 1000]
     logs = Path(tempfile.mkdtemp(prefix="scale-cluster-"))
     try:
@@ -467,6 +525,8 @@ async def _run(args: argparse.Namespace) -> tuple[list[dict[str, Any]], list[str
             env = Env(backend, urls[backend], args.label, args.quick, logs, rows, failures)
             if "latency" in args.parts:
                 await cross_instance(env, latency_sizes, relay_sizes)
+            if "fanout" in args.parts:
+                await remote_fanout(env, fanout_sizes)
             if "running" in args.parts:
                 await running(env, running_sizes)
     finally:
@@ -490,7 +550,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--label", default="before")
     parser.add_argument("--backends", default="redis,postgresql")
-    parser.add_argument("--parts", default="latency,running")
+    parser.add_argument("--parts", default="latency,fanout,running")
     args = parser.parse_args(argv)
     rows, failures = asyncio.run(_run(args))
     print(_table(rows))

@@ -5,12 +5,15 @@
 
 Runs each part in turn, each a module of its own that describes its cases:
 
-- ``scale_streams.py``: open SSE streams on one instance (100 to 10,000): memory per idle
-  stream, server CPU per event per subscriber, first-event latency; the SDK beside ours;
+- ``scale_streams.py``: open SSE streams on one instance (100 to 10,000): memory and CPU
+  per idle stream, server CPU per event per subscriber, first-event latency; the SDK
+  beside ours;
 - ``scale_stored.py``: ListTasks pages and GetTask with 10^4 to 10^6 stored tasks on
   ``sqlite://``, ``postgresql://`` (and ``redis://``), and what retention blocks;
 - ``scale_cluster.py``: a task followed through another instance (first-event latency,
-  relay throughput) and 1,000 running tasks (lease work, orphans after a kill -9).
+  relay throughput), one task followed by many subscribers through another instance
+  (latency, database transactions per event) and 1,000 running tasks (lease work,
+  orphans after a kill -9).
 
 Every point is one JSON line (part, case, impl, backend, n, value, unit, label, target);
 ``scale_plot.py`` draws them. Parts run one after the other, never side by side: each

@@ -333,6 +333,18 @@ async def _drain(streams: Sequence[Any], bound: float) -> tuple[list[float], lis
     return latencies, reads
 
 
+@asynccontextmanager
+async def warm_pair(env: Env) -> AsyncIterator[tuple[Any, Any]]:
+    """Instances A and B, a client of each, the path between them warmed."""
+    async with (
+        nodes(env, 2, None) as (node_a, node_b),
+        client(node_a.url) as a,
+        client(node_b.url) as b,
+    ):
+        await streaming(a, b, 1, 5, 0.01)
+        yield a, b
+
+
 def _pct(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -340,12 +352,7 @@ def _pct(values: Sequence[float], q: float) -> float:
 
 async def cross_instance(env: Env, sizes: Sequence[int], relay_sizes: Sequence[int]) -> None:
     events = 100 if env.quick else 300  # per size, spread over its tasks
-    async with (
-        nodes(env, 2, None) as (node_a, node_b),
-        client(node_a.url) as a,
-        client(node_b.url) as b,
-    ):
-        await streaming(a, b, 1, 5, 0.01)  # warm both instances and the path
+    async with warm_pair(env) as (a, b):
         for n in sizes:
             interval = max(0.02, n / 400)
             count = max(10, events // n)
@@ -386,12 +393,7 @@ async def _committed(url: str) -> int:
 
 async def remote_fanout(env: Env, sizes: Sequence[int]) -> None:
     count, interval = 20, 0.05
-    async with (
-        nodes(env, 2, None) as (node_a, node_b),
-        client(node_a.url) as a,
-        client(node_b.url) as b,
-    ):
-        await streaming(a, b, 1, 5, 0.01)  # warm both instances and the path
+    async with warm_pair(env) as (a, b):
         for n in sizes:
             try:
                 start = time.time() + 1.0 + n * 0.03 + _STATS_FLUSH_SECONDS

@@ -32,6 +32,15 @@ async def _settle() -> None:
         await asyncio.sleep(0)
 
 
+async def _in_turn(reads: SharedReads, *afters: tuple[int, int]) -> list[asyncio.Future[Rows]]:
+    """Ask for task ``t``'s rows above each position in turn, each once the last waits."""
+    asked: list[asyncio.Future[Rows]] = []
+    for after in afters:
+        asked.append(asyncio.ensure_future(reads.read("t", "t", after)))
+        await _settle()
+    return asked
+
+
 async def test_followers_at_one_position_share_one_query() -> None:
     table = Table(_rows(2, 3))
     reads = SharedReads(table.query, table.batch)
@@ -46,10 +55,7 @@ async def test_followers_at_one_position_share_one_query() -> None:
 async def test_a_follower_further_on_takes_only_what_is_above_it() -> None:
     table = Table(_rows(2, 3, 4))
     reads = SharedReads(table.query, table.batch)
-    behind = asyncio.ensure_future(reads.read("t", "t", (1, 0)))
-    await _settle()
-    ahead = asyncio.ensure_future(reads.read("t", "t", (3, 0)))
-    await _settle()
+    behind, ahead = await _in_turn(reads, (1, 0), (3, 0))
     table.release.set()
     assert [r[0] for r in await behind] == [2, 3, 4]
     assert [r[0] for r in await ahead] == [4]
@@ -59,10 +65,7 @@ async def test_a_follower_further_on_takes_only_what_is_above_it() -> None:
 async def test_a_follower_behind_the_read_in_flight_reads_itself() -> None:
     table = Table(_rows(2, 3, 4))
     reads = SharedReads(table.query, table.batch)
-    ahead = asyncio.ensure_future(reads.read("t", "t", (3, 0)))
-    await _settle()
-    behind = asyncio.ensure_future(reads.read("t", "t", (1, 0)))
-    await _settle()
+    ahead, behind = await _in_turn(reads, (3, 0), (1, 0))
     table.release.set()
     assert [r[0] for r in await ahead] == [4]
     assert [r[0] for r in await behind] == [2, 3, 4]
@@ -101,10 +104,7 @@ async def test_other_tasks_are_not_shared() -> None:
 async def test_a_full_batch_below_a_follower_is_not_an_answer() -> None:
     table = Table(_rows(2, 3, 4, 5), batch=2)
     reads = SharedReads(table.query, table.batch)
-    behind = asyncio.ensure_future(reads.read("t", "t", (1, 0)))
-    await _settle()
-    ahead = asyncio.ensure_future(reads.read("t", "t", (3, 0)))
-    await _settle()
+    behind, ahead = await _in_turn(reads, (1, 0), (3, 0))
     table.release.set()
     assert [r[0] for r in await behind] == [2, 3]
     assert [r[0] for r in await ahead] == [4, 5]  # read itself: the batch stopped at 3
@@ -114,10 +114,7 @@ async def test_a_full_batch_below_a_follower_is_not_an_answer() -> None:
 async def test_the_follower_that_started_a_read_may_leave_without_cancelling_it() -> None:
     table = Table(_rows(2))
     reads = SharedReads(table.query, table.batch)
-    starter = asyncio.ensure_future(reads.read("t", "t", (1, 0)))
-    await _settle()
-    joiner = asyncio.ensure_future(reads.read("t", "t", (1, 0)))
-    await _settle()
+    starter, joiner = await _in_turn(reads, (1, 0), (1, 0))
     starter.cancel()
     await _settle()
     table.release.set()
